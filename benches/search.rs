@@ -1,0 +1,52 @@
+//! Criterion benchmarks of the search: one thread for N = 10..14, all threads for N = 14.
+//! Every iteration asserts its count (OEIS A000170).
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use nqueens::{count, CountOptions, EngineChoice, KernelChoice};
+use std::time::Duration;
+
+const A000170: [u128; 15] = [
+    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184,
+];
+
+fn options(engine: EngineChoice, threads: Option<usize>) -> CountOptions {
+    CountOptions {
+        threads,
+        engine,
+        kernel: KernelChoice::Scalar,
+        ..CountOptions::default()
+    }
+}
+
+fn sequential(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sequential");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3));
+    for (name, engine) in [("mirror", EngineChoice::Mirror), ("d4", EngineChoice::D4)] {
+        for n in 10..=14 {
+            let opts = options(engine, Some(1));
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, &n| {
+                b.iter(|| assert_eq!(count(black_box(n), &opts).unwrap().total, A000170[n - 1]))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn parallel(c: &mut Criterion) {
+    let mut group = c.benchmark_group("parallel");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3));
+    for (name, engine) in [("mirror", EngineChoice::Mirror), ("d4", EngineChoice::D4)] {
+        let opts = options(engine, None);
+        group.bench_function(BenchmarkId::new(name, 14), |b| {
+            b.iter(|| assert_eq!(count(black_box(14), &opts).unwrap().total, A000170[13]))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sequential, parallel);
+criterion_main!(benches);

@@ -1,0 +1,130 @@
+//! Command-line arguments as parsed (clap), and their checks into library options.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use nqueens::board::MAX_N;
+use nqueens::{CountOptions, EngineChoice, KernelChoice};
+
+/// Counts and lists N-Queens solutions on every core.
+#[derive(Parser, Debug)]
+#[command(name = "nqueens", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count all solutions on an N×N board.
+    Count(CountArgs),
+}
+
+/// Flags shared by every command that searches.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Worker threads (default: all logical CPUs).
+    #[arg(short, long, env = "NQUEENS_THREADS", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+}
+
+/// `nqueens count N`.
+#[derive(Args, Debug)]
+pub struct CountArgs {
+    /// Board side, 1 to 32.
+    #[arg(value_parser = parse_n)]
+    pub n: usize,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Print one JSON object instead of the plain total.
+    #[arg(long)]
+    pub json: bool,
+    /// Also count fundamental solutions (distinct up to rotation and reflection).
+    #[arg(long)]
+    pub unique: bool,
+    /// Symmetry decomposition.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+    /// Leaf search kernel.
+    #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
+    pub kernel: KernelArg,
+    /// Count only the completions of these first rows (1-based columns, e.g. "1 3 5").
+    #[arg(long, allow_hyphen_values = true)]
+    pub prefix: Option<String>,
+    /// Rows enumerated into subtasks (default: chosen from N and the thread count).
+    #[arg(long)]
+    pub split_depth: Option<usize>,
+    /// Print time, engine, kernel, subtasks and search nodes on stderr.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+/// `--engine`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineArg {
+    /// The fastest engine that applies.
+    Auto,
+    /// First-row mirror halving.
+    Mirror,
+    /// Full 8-fold symmetry.
+    D4,
+}
+
+/// `--kernel`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelArg {
+    /// The fastest kernel this CPU supports.
+    Auto,
+    /// The portable scalar search.
+    Scalar,
+    /// The best vector kernel available.
+    Simd,
+}
+
+impl CountArgs {
+    /// The library options these flags ask for.
+    pub fn options(&self) -> CountOptions {
+        CountOptions {
+            threads: self.search.threads,
+            engine: match self.engine {
+                EngineArg::Auto => EngineChoice::Auto,
+                EngineArg::Mirror => EngineChoice::Mirror,
+                EngineArg::D4 => EngineChoice::D4,
+            },
+            kernel: match self.kernel {
+                KernelArg::Auto => KernelChoice::Auto,
+                KernelArg::Scalar => KernelChoice::Scalar,
+                KernelArg::Simd => KernelChoice::Simd,
+            },
+            unique: self.unique,
+            split_depth: self.split_depth,
+        }
+    }
+}
+
+/// Parses a board side.
+pub fn parse_n(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_N).contains(&n) => Ok(n),
+        _ => Err(format!("N must be an integer from 1 to {MAX_N}")),
+    }
+}
+
+/// Parses a thread count.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(t) if t >= 1 => Ok(t),
+        _ => Err("threads must be an integer of at least 1".into()),
+    }
+}
+
+/// Parses a prefix of 1-based columns ("1 3 5" or "1,3,5") into 0-based columns.
+pub fn parse_prefix(s: &str, n: usize) -> Result<Vec<usize>, String> {
+    s.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(|w| match w.parse::<usize>() {
+            Ok(c) if (1..=n).contains(&c) => Ok(c - 1),
+            _ => Err(format!("'{w}' is not a column from 1 to {n}")),
+        })
+        .collect()
+}

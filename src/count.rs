@@ -1,0 +1,153 @@
+//! Counting solutions: the library's main entry points.
+
+use crate::error::Error;
+use crate::kernel::{Kernel, KernelChoice};
+use crate::parallel::{self, Control};
+use crate::search::Found;
+use crate::split::{default_min_subtasks, Engine, EngineChoice, Plan};
+use std::time::{Duration, Instant};
+
+/// How to count. `Default` counts everything on all cores with the fastest engine and kernel.
+#[derive(Clone, Debug, Default)]
+pub struct CountOptions {
+    /// Worker threads; `None` = all logical CPUs.
+    pub threads: Option<usize>,
+    /// Symmetry decomposition.
+    pub engine: EngineChoice,
+    /// Leaf search kernel.
+    pub kernel: KernelChoice,
+    /// Count fundamental solutions too.
+    pub unique: bool,
+    /// Rows enumerated into subtasks; `None` = chosen from N and the thread count.
+    pub split_depth: Option<usize>,
+}
+
+impl CountOptions {
+    /// The thread count these options resolve to.
+    pub fn resolved_threads(&self) -> Result<usize, Error> {
+        match self.threads {
+            Some(0) => Err(Error::ZeroThreads),
+            Some(t) => Ok(t),
+            None => Ok(num_cpus::get()),
+        }
+    }
+
+    /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
+    pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
+        let threads = self.resolved_threads()?;
+        Plan::with_target(
+            n,
+            self.engine,
+            prefix,
+            self.split_depth,
+            default_min_subtasks(threads),
+        )
+    }
+}
+
+/// The result of a count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Board side.
+    pub n: usize,
+    /// Number of solutions.
+    pub total: u128,
+    /// Number of fundamental solutions, when asked for.
+    pub unique: Option<u128>,
+    /// Queens placed by the search.
+    pub nodes: u128,
+    /// Subtasks the search was cut into.
+    pub subtasks: usize,
+    /// Rows enumerated into subtasks.
+    pub split_depth: usize,
+    /// Engine that ran.
+    pub engine: Engine,
+    /// Kernel that ran.
+    pub kernel: Kernel,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall-clock time of the search.
+    pub elapsed: Duration,
+}
+
+/// Counts the solutions of the N-Queens problem on an `n`×`n` board.
+///
+/// ```
+/// use nqueens::{count, CountOptions};
+/// let opts = CountOptions { unique: true, ..CountOptions::default() };
+/// let c = count(8, &opts).unwrap();
+/// assert_eq!((c.total, c.unique), (92, Some(12)));
+/// assert!(count(33, &opts).is_err());
+/// ```
+pub fn count(n: usize, opts: &CountOptions) -> Result<Counts, Error> {
+    count_plan(&opts.plan(n, None)?, opts)
+}
+
+/// Counts the completions of the first rows `prefix` (0-based columns), without symmetry.
+///
+/// ```
+/// use nqueens::{count_completions, CountOptions};
+/// // 8x8: four solutions have their first queen in the corner, one of them "1 5 ..."
+/// let opts = CountOptions::default();
+/// assert_eq!(count_completions(8, &[0], &opts).unwrap().total, 4);
+/// assert_eq!(count_completions(8, &[0, 4], &opts).unwrap().total, 1);
+/// assert!(count_completions(8, &[0, 1], &CountOptions::default()).is_err());
+/// ```
+pub fn count_completions(n: usize, prefix: &[usize], opts: &CountOptions) -> Result<Counts, Error> {
+    count_plan(&opts.plan(n, Some(prefix))?, opts)
+}
+
+/// Counts every subtask of `plan` with the threads and kernel of `opts`.
+pub fn count_plan(plan: &Plan, opts: &CountOptions) -> Result<Counts, Error> {
+    let ids: Vec<usize> = (0..plan.len()).collect();
+    count_subtasks(plan, &ids, opts, Control::default())
+}
+
+/// Counts the subtasks `ids` of `plan`: the building block of shards and resumed runs.
+pub fn count_subtasks(
+    plan: &Plan,
+    ids: &[usize],
+    opts: &CountOptions,
+    control: Control<'_>,
+) -> Result<Counts, Error> {
+    let threads = opts.resolved_threads()?;
+    let kernel = Kernel::resolve(opts.kernel)?;
+    let pool = parallel::pool(threads)?;
+    let start = Instant::now();
+    let found = parallel::run(&pool, plan, ids, opts.unique, kernel, control)?;
+    Ok(Counts::new(
+        plan,
+        opts,
+        found,
+        ids.len(),
+        kernel,
+        threads,
+        start.elapsed(),
+    ))
+}
+
+impl Counts {
+    /// Wraps a sum of subtask results with the facts of the run.
+    pub fn new(
+        plan: &Plan,
+        opts: &CountOptions,
+        found: Found,
+        subtasks: usize,
+        kernel: Kernel,
+        threads: usize,
+        elapsed: Duration,
+    ) -> Counts {
+        Counts {
+            n: plan.n(),
+            total: found.total,
+            unique: opts.unique.then_some(found.unique),
+            nodes: found.nodes,
+            subtasks,
+            split_depth: plan.depth(),
+            engine: plan.engine(),
+            kernel,
+            threads,
+            elapsed,
+        }
+    }
+}

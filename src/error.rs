@@ -1,0 +1,37 @@
+//! The library's error type.
+
+use thiserror::Error as ThisError;
+
+/// What can go wrong when asking the library for a count or a list.
+///
+/// Every variant is a problem with the request (a usage error in CLI terms) except
+/// [`Error::Interrupted`], which reports a run stopped on request.
+#[derive(Debug, ThisError, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The board side is outside 1..=32.
+    #[error("N must be an integer from 1 to 32, got {0}")]
+    BadN(usize),
+    /// A prefix that is off the board or attacks itself.
+    #[error("invalid prefix: {0}")]
+    BadPrefix(String),
+    /// A thread count of zero.
+    #[error("threads must be at least 1")]
+    ZeroThreads,
+    /// A split depth that the board cannot take.
+    #[error("split depth must be from 1 to {max}, got {depth}")]
+    BadSplitDepth {
+        /// What was asked.
+        depth: usize,
+        /// The largest depth allowed for this board.
+        max: usize,
+    },
+    /// Options that cannot be combined.
+    #[error("{0}")]
+    Conflict(String),
+    /// A kernel that this CPU cannot run.
+    #[error("{0}")]
+    KernelUnavailable(String),
+    /// The run was cancelled before all subtasks finished.
+    #[error("interrupted")]
+    Interrupted,
+}

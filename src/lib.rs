@@ -1,0 +1,31 @@
+//! # nqueens
+//!
+//! Counts and lists the solutions of the N-Queens problem (n queens on an n×n board, no two
+//! sharing a row, column or diagonal) for n from 1 to 32, on every core.
+//!
+//! ```
+//! let counts = nqueens::count(8, &nqueens::CountOptions::default()).unwrap();
+//! assert_eq!(counts.total, 92);
+//! ```
+//!
+//! Rows are placed top to bottom; occupied columns and both diagonal directions are `u64`
+//! bitmasks ([`board`]). The first rows are enumerated into independent subtasks with stable
+//! ids ([`split`]), which a rayon pool counts with a sequential kernel ([`kernel`],
+//! [`parallel`]). Symmetry cuts the work: mirror halving of the first row, or the full 8-fold
+//! symmetry of the square ([`symmetry`]). Totals are `u128`.
+#![deny(missing_docs)]
+
+pub mod board;
+pub mod count;
+pub mod error;
+pub mod kernel;
+pub mod parallel;
+pub mod report;
+pub mod search;
+pub mod split;
+pub mod symmetry;
+
+pub use count::{count, count_completions, CountOptions, Counts};
+pub use error::Error;
+pub use kernel::KernelChoice;
+pub use split::EngineChoice;

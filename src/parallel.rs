@@ -1,0 +1,60 @@
+//! The rayon driver: runs a set of subtasks on a pool of threads and sums what they find.
+
+use crate::error::Error;
+use crate::kernel::Kernel;
+use crate::search::{run_subtask, Found};
+use crate::split::Plan;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Hooks into a run, checked only between subtasks (never inside the search).
+#[derive(Default, Clone, Copy)]
+pub struct Control<'a> {
+    /// When set, workers take no new subtask and the run ends with [`Error::Interrupted`].
+    pub cancel: Option<&'a AtomicBool>,
+    /// Called from a worker after each finished subtask with its id and result.
+    pub on_done: Option<&'a (dyn Fn(usize, Found) + Sync)>,
+}
+
+/// Builds a pool of `threads` workers.
+pub fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    if threads == 0 {
+        return Err(Error::ZeroThreads);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("nqueens-{i}"))
+        .build()
+        .map_err(|e| Error::Conflict(format!("cannot start {threads} threads: {e}")))
+}
+
+/// Runs the subtasks `ids` of `plan` on `pool`, work-stealing one subtask at a time.
+///
+/// The sum does not depend on the number of threads or on the order subtasks finish in.
+pub fn run(
+    pool: &rayon::ThreadPool,
+    plan: &Plan,
+    ids: &[usize],
+    unique: bool,
+    kernel: Kernel,
+    control: Control<'_>,
+) -> Result<Found, Error> {
+    let cancelled = || control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let found: Option<Found> = pool.install(|| {
+        ids.par_iter()
+            .with_max_len(1)
+            .map(|&id| {
+                if cancelled() {
+                    return None;
+                }
+                let found = run_subtask(plan, id, unique, kernel);
+                if let Some(done) = control.on_done {
+                    done(id, found);
+                }
+                Some(found)
+            })
+            .sum()
+    });
+    // a skipped subtask makes the sum None: only then was the run cut short
+    found.ok_or(Error::Interrupted)
+}

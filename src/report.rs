@@ -1,0 +1,121 @@
+//! What `count` prints: the plain line, the JSON record (schema version 1) and the stats line.
+
+use crate::count::Counts;
+use serde::{Deserialize, Serialize};
+
+/// The JSON schema version of [`CountRecord`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which shard of a run a result covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardId {
+    /// 0-based shard index.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+/// One `count --json` line. Counts are decimal strings: JSON numbers lose precision past 2^53.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CountRecord {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Board side.
+    pub n: usize,
+    /// Solutions (of the shard, when sharded).
+    pub total: String,
+    /// Fundamental solutions, with `--unique`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<String>,
+    /// Worker threads.
+    pub threads: usize,
+    /// Engine that ran.
+    pub engine: String,
+    /// Kernel that ran.
+    pub kernel: String,
+    /// Wall-clock seconds.
+    pub elapsed_s: f64,
+    /// Subtasks counted in this run.
+    pub subtasks: usize,
+    /// Rows enumerated into subtasks.
+    pub split_depth: usize,
+    /// Queens placed by the search.
+    pub nodes: String,
+    /// Search nodes per second.
+    pub nodes_per_s: f64,
+    /// Whether every subtask of the run (or shard) is counted.
+    pub complete: bool,
+    /// The shard, when sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardId>,
+    /// Program version.
+    pub version: String,
+}
+
+impl CountRecord {
+    /// The record of a finished count.
+    pub fn new(c: &Counts) -> CountRecord {
+        let secs = c.elapsed.as_secs_f64();
+        CountRecord {
+            schema_version: SCHEMA_VERSION,
+            n: c.n,
+            total: c.total.to_string(),
+            unique: c.unique.map(|u| u.to_string()),
+            threads: c.threads,
+            engine: c.engine.name().into(),
+            kernel: c.kernel.name().into(),
+            elapsed_s: secs,
+            subtasks: c.subtasks,
+            split_depth: c.split_depth,
+            nodes: c.nodes.to_string(),
+            nodes_per_s: if secs > 0.0 {
+                c.nodes as f64 / secs
+            } else {
+                0.0
+            },
+            complete: true,
+            shard: None,
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    /// The record as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a record of strings and numbers always serialises")
+    }
+}
+
+/// The plain output: `TOTAL`, or `TOTAL UNIQUE` when fundamental solutions were counted.
+///
+/// ```
+/// assert_eq!(nqueens::report::plain_line(92, Some(12)), "92 12");
+/// assert_eq!(nqueens::report::plain_line(92, None), "92");
+/// ```
+pub fn plain_line(total: u128, unique: Option<u128>) -> String {
+    match unique {
+        Some(u) => format!("{total} {u}"),
+        None => total.to_string(),
+    }
+}
+
+/// The `--stats` line for stderr.
+pub fn stats_line(c: &Counts) -> String {
+    let secs = c.elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        c.nodes as f64 / secs
+    } else {
+        0.0
+    };
+    format!(
+        "n={} elapsed={:.3}s engine={} kernel={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e}",
+        c.n,
+        secs,
+        c.engine.name(),
+        c.kernel.name(),
+        c.threads,
+        c.subtasks,
+        c.split_depth,
+        c.nodes,
+        rate
+    )
+}

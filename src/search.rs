@@ -1,0 +1,248 @@
+//! Running one subtask: the kernel plus the leaf rule of its frame.
+
+use crate::kernel::{scalar, Kernel, Leaf, Tally};
+use crate::split::{LeafRule, Plan};
+use crate::symmetry::{is_canonical, Symmetry};
+use std::ops::AddAssign;
+
+/// What one subtask (or a sum of them) found.
+///
+/// Per subtask the numbers fit in `u64` (a subtask with 2^64 solutions would take centuries);
+/// sums over subtasks are `u128`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Found {
+    /// Solutions, weighted by symmetry.
+    pub total: u128,
+    /// Fundamental solutions (classes under the 8 symmetries); only meaningful when asked for.
+    pub unique: u128,
+    /// Queens placed by the search.
+    pub nodes: u128,
+}
+
+impl AddAssign for Found {
+    fn add_assign(&mut self, other: Found) {
+        self.total += other.total;
+        self.unique += other.unique;
+        self.nodes += other.nodes;
+    }
+}
+
+impl std::iter::Sum for Found {
+    fn sum<I: Iterator<Item = Found>>(iter: I) -> Found {
+        let mut acc = Found::default();
+        for f in iter {
+            acc += f;
+        }
+        acc
+    }
+}
+
+/// Counts subtask `id` of `plan`. `unique` asks for fundamental solutions too (free for the
+/// full-symmetry engine; the others canonicalise every solution they find).
+pub fn run_subtask(plan: &Plan, id: usize, unique: bool, kernel: Kernel) -> Found {
+    let n = plan.n();
+    let Kernel::Scalar = kernel;
+    match plan.frames()[plan.subtask(id).frame as usize].rule {
+        LeafRule::Weight(w) if unique => {
+            let mut leaf = CanonicalTally::default();
+            let nodes = search_subtask(plan, id, &mut leaf);
+            found(leaf.all * w as u64, leaf.canonical, nodes)
+        }
+        LeafRule::Weight(w) => {
+            let mut leaf = Tally::default();
+            let nodes = search_subtask(plan, id, &mut leaf);
+            found(leaf.0 * w as u64, 0, nodes)
+        }
+        LeafRule::Corner => {
+            let mut leaf = Tally::default();
+            let nodes = search_subtask(plan, id, &mut leaf);
+            found(leaf.0 * 8, leaf.0, nodes)
+        }
+        LeafRule::Side { b1 } => {
+            let mut leaf = SideClassifier::new(n, b1 as usize);
+            let nodes = search_subtask(plan, id, &mut leaf);
+            let classes = leaf.by_orbit;
+            found(
+                8 * classes[0] + 4 * classes[1] + 2 * classes[2],
+                classes.iter().sum(),
+                nodes,
+            )
+        }
+    }
+}
+
+/// Runs the kernel over subtask `id`, with the required-column check only where needed.
+fn search_subtask<L: Leaf>(plan: &Plan, id: usize, leaf: &mut L) -> u64 {
+    let (frame, attacks, mut rows) = plan.start(id);
+    let (n, start, masks) = (plan.n(), plan.depth(), &frame.masks);
+    if masks.has_must() {
+        scalar::search::<L, true>(n, masks, start, attacks, &mut rows, leaf)
+    } else {
+        scalar::search::<L, false>(n, masks, start, attacks, &mut rows, leaf)
+    }
+}
+
+fn found(total: u64, unique: u64, nodes: u64) -> Found {
+    Found {
+        total: total as u128,
+        unique: unique as u128,
+        nodes: nodes as u128,
+    }
+}
+
+/// Counts all solutions and those that are their class's canonical form.
+#[derive(Default)]
+struct CanonicalTally {
+    all: u64,
+    canonical: u64,
+}
+
+impl Leaf for CanonicalTally {
+    const NEEDS_BOARD: bool = true;
+    fn solution(&mut self, rows: &[u64]) {
+        self.all += 1;
+        if is_canonical(&columns(rows)[..rows.len()]) {
+            self.canonical += 1;
+        }
+    }
+}
+
+fn columns(rows: &[u64]) -> [u8; crate::board::MAX_N] {
+    let mut q = [0u8; crate::board::MAX_N];
+    for (c, r) in q.iter_mut().zip(rows) {
+        *c = r.trailing_zeros() as u8;
+    }
+    q
+}
+
+/// Leaf rule of the full-symmetry side frames: is a board the representative of its class
+/// within the frame, and how many solutions does that class hold?
+#[derive(Clone, Copy)]
+struct SideRule {
+    n: usize,
+    b1: usize,
+    /// The side columns, looked at on rows `b1` and `n-1-b1`.
+    side_mask: u64,
+    /// Columns `b1` and `n-1-b1`, looked at on the bottom row.
+    bottom_mask: u64,
+}
+
+impl SideRule {
+    fn new(n: usize, b1: usize) -> SideRule {
+        SideRule {
+            n,
+            b1,
+            side_mask: 1 | 1 << (n - 1),
+            bottom_mask: 1 << b1 | 1 << (n - 1 - b1),
+        }
+    }
+
+    /// The orbit size the board stands for (8, 4 or 2), or `None` when an image in the same
+    /// frame is smaller and counts instead.
+    #[inline]
+    fn weight(&self, rows: &[u64]) -> Option<u8> {
+        let (n, b1) = (self.n, self.b1);
+        // Only an edge queen exactly b1 from a corner can turn the board into another board
+        // of this frame; without one the eight images are distinct and all but this one lie
+        // outside the frame.
+        let tie = (rows[b1] | rows[n - 1 - b1]) & self.side_mask != 0
+            || rows[n - 1] & self.bottom_mask != 0;
+        if !tie {
+            return Some(8);
+        }
+        let q = columns(rows);
+        let q = &q[..n];
+        let mut image = [0u8; crate::board::MAX_N];
+        let mut fixed = 0;
+        for sym in Symmetry::ALL {
+            sym.apply(q, &mut image[..n]);
+            // an image is in this frame exactly when its first-row queen is at column b1
+            if image[0] as usize != b1 {
+                continue;
+            }
+            match image[..n].cmp(q) {
+                std::cmp::Ordering::Less => return None,
+                std::cmp::Ordering::Equal => fixed += 1,
+                std::cmp::Ordering::Greater => {}
+            }
+        }
+        Some(8 / fixed)
+    }
+}
+
+/// Counts side-frame representatives by orbit size.
+struct SideClassifier {
+    rule: SideRule,
+    /// Representatives found with orbit 8, 4 and 2.
+    by_orbit: [u64; 3],
+}
+
+impl SideClassifier {
+    fn new(n: usize, b1: usize) -> SideClassifier {
+        SideClassifier {
+            rule: SideRule::new(n, b1),
+            by_orbit: [0; 3],
+        }
+    }
+}
+
+impl Leaf for SideClassifier {
+    const NEEDS_BOARD: bool = true;
+    #[inline]
+    fn solution(&mut self, rows: &[u64]) {
+        match self.rule.weight(rows) {
+            Some(8) => self.by_orbit[0] += 1,
+            Some(4) => self.by_orbit[1] += 1,
+            Some(_) => self.by_orbit[2] += 1,
+            None => {}
+        }
+    }
+}
+
+/// Calls `visit(columns, weight)` for every solution subtask `id` counts, with the number of
+/// solutions it stands for (0-based columns). Slower than [`run_subtask`]; for cross-checks.
+///
+/// ```
+/// use nqueens::split::{EngineChoice, Plan};
+/// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
+/// let mut total = 0;
+/// for id in 0..plan.len() {
+///     nqueens::search::for_each_counted(&plan, id, |_q, weight| total += weight as u32);
+/// }
+/// assert_eq!(total, 92);
+/// ```
+pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
+    struct Visit<F> {
+        n: usize,
+        rule: LeafRule,
+        side: Option<SideRule>,
+        visit: F,
+    }
+    impl<F: FnMut(&[u8], u8)> Leaf for Visit<F> {
+        const NEEDS_BOARD: bool = true;
+        fn solution(&mut self, rows: &[u64]) {
+            let weight = match (self.rule, self.side) {
+                (LeafRule::Weight(w), _) => Some(w),
+                (LeafRule::Corner, _) => Some(8),
+                (LeafRule::Side { .. }, Some(side)) => side.weight(rows),
+                (LeafRule::Side { .. }, None) => unreachable!("side frames carry their rule"),
+            };
+            if let Some(w) = weight {
+                (self.visit)(&columns(rows)[..self.n], w);
+            }
+        }
+    }
+    let n = plan.n();
+    let frame = &plan.frames()[plan.subtask(id).frame as usize];
+    let side = match frame.rule {
+        LeafRule::Side { b1 } => Some(SideRule::new(n, b1 as usize)),
+        _ => None,
+    };
+    let mut leaf = Visit {
+        n,
+        rule: frame.rule,
+        side,
+        visit,
+    };
+    search_subtask(plan, id, &mut leaf);
+}

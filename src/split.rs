@@ -1,0 +1,354 @@
+//! Cutting the search into independent subtasks, in a fixed order with stable ids.
+//!
+//! A [`Plan`] is a list of *frames* (per-row constraints plus a rule saying how a solution
+//! found under them is weighted) and a list of *subtasks*: every placement of the first
+//! `depth` rows that a frame allows, frames in order and placements in lexicographic order.
+//! A subtask's id is its index in that list, so the same `(n, engine, prefix, depth)` always
+//! yields the same ids: shards, checkpoints and cross-checks rely on it.
+
+use crate::board::{full_mask, Attacks, PartialBoard, RowMasks, MAX_N};
+use crate::error::Error;
+
+/// The deepest split the plan stores per subtask (rows beyond are left to the kernel).
+pub const MAX_SPLIT: usize = 10;
+
+/// The most subtasks a plan may hold (12 bytes each: bounded memory for any N).
+pub const MAX_SUBTASKS: usize = 1 << 21;
+
+/// Which symmetry decomposition to use, as asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EngineChoice {
+    /// The fastest engine that applies (full symmetry from N = 4 on).
+    #[default]
+    Auto,
+    /// First-row mirror halving.
+    Mirror,
+    /// The full 8-fold symmetry decomposition.
+    D4,
+}
+
+/// The engine a plan actually uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// First-row mirror halving: a queen in the left half of row 1 counts twice.
+    Mirror,
+    /// Corner/edge decomposition over the eight symmetries of the square.
+    D4,
+    /// No symmetry: the completions of a user-given prefix.
+    Plain,
+}
+
+impl Engine {
+    /// The name used in JSON, checkpoints and `--stats`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Mirror => "mirror",
+            Engine::D4 => "d4",
+            Engine::Plain => "plain",
+        }
+    }
+
+    /// Parses [`Engine::name`].
+    pub fn from_name(name: &str) -> Option<Engine> {
+        [Engine::Mirror, Engine::D4, Engine::Plain]
+            .into_iter()
+            .find(|e| e.name() == name)
+    }
+}
+
+/// The smallest N the full-symmetry decomposition covers; below it, mirror halving runs.
+pub const D4_MIN_N: usize = 4;
+
+/// How solutions found under a frame are counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeafRule {
+    /// Each solution stands for `weight` solutions (mirror halving: 2 or 1; plain: 1).
+    Weight(u8),
+    /// Full symmetry, queen in the corner: each solution is one class of 8.
+    Corner,
+    /// Full symmetry, first-row queen `b1` columns from the corner with no queen nearer to a
+    /// corner on any edge: boards that tie with an image are classified at the leaf.
+    Side {
+        /// Column of the first-row queen, also the least corner distance of every edge queen.
+        b1: u8,
+    },
+}
+
+/// Per-row constraints and a counting rule shared by a run of subtasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Allowed and required columns per row.
+    pub masks: RowMasks,
+    /// How each solution is weighted.
+    pub rule: LeafRule,
+}
+
+/// One independent piece of the search: a frame and the columns of its first `depth` rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subtask {
+    /// Index of the frame in [`Plan::frames`].
+    pub frame: u16,
+    /// 0-based columns of rows `0..depth`.
+    pub prefix: [u8; MAX_SPLIT],
+}
+
+/// The ordered subtasks of one counting job.
+///
+/// ```
+/// use nqueens::split::{EngineChoice, Plan};
+/// let plan = Plan::new(8, EngineChoice::Mirror, None, Some(2)).unwrap();
+/// assert_eq!(plan.depth(), 2);
+/// // four left-half columns in row 1; row 2 then has 6 free squares after the corner, 5 after the others
+/// assert_eq!(plan.len(), 6 + 5 + 5 + 5);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Plan {
+    n: usize,
+    engine: Engine,
+    depth: usize,
+    frames: Vec<Frame>,
+    subtasks: Vec<Subtask>,
+}
+
+impl Plan {
+    /// Builds the plan for an `n`×`n` board.
+    ///
+    /// `prefix` (0-based columns) restricts the search to its completions, without symmetry.
+    /// `depth` is the number of rows enumerated into subtasks; `None` picks one that gives at
+    /// least [`default_min_subtasks`]`(1)` subtasks where the board allows.
+    pub fn new(
+        n: usize,
+        engine: EngineChoice,
+        prefix: Option<&[usize]>,
+        depth: Option<usize>,
+    ) -> Result<Plan, Error> {
+        Plan::with_target(n, engine, prefix, depth, default_min_subtasks(1))
+    }
+
+    /// Like [`Plan::new`], choosing the default depth to reach `min_subtasks`.
+    pub fn with_target(
+        n: usize,
+        engine: EngineChoice,
+        prefix: Option<&[usize]>,
+        depth: Option<usize>,
+        min_subtasks: usize,
+    ) -> Result<Plan, Error> {
+        crate::board::check_n(n)?;
+        let (engine, frames) = match prefix {
+            Some(prefix) => {
+                if engine == EngineChoice::D4 {
+                    return Err(Error::Conflict(
+                        "--prefix counts completions without symmetry; it cannot be combined with --engine d4".into(),
+                    ));
+                }
+                (Engine::Plain, vec![prefix_frame(n, prefix)?])
+            }
+            None if engine == EngineChoice::Mirror || n < D4_MIN_N => {
+                (Engine::Mirror, mirror_frames(n))
+            }
+            None => (Engine::D4, d4_frames(n)),
+        };
+        let max_depth = n.min(MAX_SPLIT);
+        if let Some(d) = depth {
+            if d == 0 || d > max_depth {
+                return Err(Error::BadSplitDepth {
+                    depth: d,
+                    max: max_depth,
+                });
+            }
+        }
+        let mut level: Vec<Subtask> = (0..frames.len())
+            .map(|f| Subtask {
+                frame: f as u16,
+                prefix: [0; MAX_SPLIT],
+            })
+            .collect();
+        let mut rows = 0;
+        loop {
+            let enough = match depth {
+                Some(d) => rows == d,
+                // Leave the kernel at least two rows and stop once there is enough parallelism.
+                None => rows >= 1 && (level.len() >= min_subtasks || rows + 2 >= max_depth),
+            };
+            if enough {
+                break;
+            }
+            level = expand(n, &frames, &level, rows)?;
+            rows += 1;
+        }
+        Ok(Plan {
+            n,
+            engine,
+            depth: rows,
+            frames,
+            subtasks: level,
+        })
+    }
+
+    /// Board side.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The engine this plan runs.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Rows enumerated into each subtask.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Number of subtasks.
+    pub fn len(&self) -> usize {
+        self.subtasks.len()
+    }
+
+    /// Whether the plan has no subtasks (a board with no solution can have none).
+    pub fn is_empty(&self) -> bool {
+        self.subtasks.is_empty()
+    }
+
+    /// The frames, indexed by [`Subtask::frame`].
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// The subtask with id `id`.
+    pub fn subtask(&self, id: usize) -> &Subtask {
+        &self.subtasks[id]
+    }
+
+    /// The frame of subtask `id` and the attacks and one-hot rows after its prefix.
+    pub fn start(&self, id: usize) -> (&Frame, Attacks, [u64; MAX_N]) {
+        let task = &self.subtasks[id];
+        let mut attacks = Attacks::default();
+        let mut rows = [0u64; MAX_N];
+        for (row, &col) in task.prefix[..self.depth].iter().enumerate() {
+            rows[row] = 1 << col;
+            attacks = attacks.place(1 << col);
+        }
+        (&self.frames[task.frame as usize], attacks, rows)
+    }
+}
+
+/// The default lower bound on subtasks: 16 per thread, and never fewer than 2048 so that the
+/// same ids serve runs of up to 128 threads (shards and checkpoints stay interchangeable).
+pub fn default_min_subtasks(threads: usize) -> usize {
+    16 * threads.max(128)
+}
+
+/// Extends every subtask of `level` by one row (`row`), in order.
+fn expand(
+    n: usize,
+    frames: &[Frame],
+    level: &[Subtask],
+    row: usize,
+) -> Result<Vec<Subtask>, Error> {
+    let mut next = Vec::new();
+    for task in level {
+        let masks = &frames[task.frame as usize].masks;
+        let mut attacks = Attacks::default();
+        for &col in &task.prefix[..row] {
+            attacks = attacks.place(1 << col);
+        }
+        let mut free = masks.free(row, attacks) & full_mask(n);
+        while free != 0 {
+            let col = free.trailing_zeros() as usize;
+            free &= free - 1;
+            let mut child = *task;
+            child.prefix[row] = col as u8;
+            next.push(child);
+            if next.len() > MAX_SUBTASKS {
+                return Err(Error::Conflict(format!(
+                    "split depth {} gives more than {MAX_SUBTASKS} subtasks; choose a smaller --split-depth",
+                    row + 1
+                )));
+            }
+        }
+    }
+    Ok(next)
+}
+
+/// Mirror halving: row 1's queen in the left half counts twice, in the middle column once.
+fn mirror_frames(n: usize) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    let left_half = (1u64 << (n / 2)) - 1;
+    if left_half != 0 {
+        let mut masks = RowMasks::unconstrained(n);
+        masks.allowed[0] = left_half;
+        frames.push(Frame {
+            masks,
+            rule: LeafRule::Weight(2),
+        });
+    }
+    if n % 2 == 1 {
+        let mut masks = RowMasks::unconstrained(n);
+        masks.allowed[0] = 1 << (n / 2);
+        frames.push(Frame {
+            masks,
+            rule: LeafRule::Weight(1),
+        });
+    }
+    frames
+}
+
+/// One frame whose first rows are pinned to the prefix.
+fn prefix_frame(n: usize, prefix: &[usize]) -> Result<Frame, Error> {
+    PartialBoard::from_columns(n, prefix)?;
+    let mut masks = RowMasks::unconstrained(n);
+    for (row, &col) in prefix.iter().enumerate() {
+        masks.allowed[row] = 1 << col;
+    }
+    Ok(Frame {
+        masks,
+        rule: LeafRule::Weight(1),
+    })
+}
+
+/// The corner/edge decomposition (after Takaken): every class of 8 symmetric solutions is
+/// searched in one canonical orientation.
+///
+/// * Corner frames: a queen at (row 1, column 1). A board and its transpose both have it, so
+///   the row-2 queen's column `b1` must come before the column-2 queen's row: column 2 is
+///   closed in rows `2..b1`. Such boards have no symmetry: each counts 8.
+/// * Side frames: no corner queen; the row-1 queen is `b1` from the left corner and every other
+///   edge queen is at least `b1` from its corners, so side columns are closed in the first and
+///   last `b1` rows (both must be filled by row `n-1-b1`) and the bottom queen sits in columns
+///   `b1..=n-1-b1`. Boards with another edge queen exactly `b1` from a corner may meet an image
+///   inside the same frame: the leaf keeps the smallest and weighs it by its orbit.
+fn d4_frames(n: usize) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    for b1 in 2..=n - 2 {
+        let mut masks = RowMasks::unconstrained(n);
+        masks.allowed[0] = 1;
+        masks.allowed[1] = 1 << b1;
+        for row in 2..b1 {
+            masks.allowed[row] &= !0b10;
+        }
+        frames.push(Frame {
+            masks,
+            rule: LeafRule::Corner,
+        });
+    }
+    let sides = 1 | 1 << (n - 1);
+    let mut b1 = 1;
+    while b1 < n - 1 - b1 {
+        let b2 = n - 1 - b1;
+        let mut masks = RowMasks::unconstrained(n);
+        masks.allowed[0] = 1 << b1;
+        for row in (1..b1).chain(b2 + 1..n) {
+            masks.allowed[row] &= !sides;
+        }
+        masks.must_row = b2;
+        masks.must = sides;
+        masks.allowed[n - 1] &= full_mask(b2 + 1) & !full_mask(b1);
+        frames.push(Frame {
+            masks,
+            rule: LeafRule::Side { b1: b1 as u8 },
+        });
+        b1 += 1;
+    }
+    frames
+}

@@ -1,0 +1,144 @@
+//! The real binary: output formats, known counts and usage errors.
+
+use crate::oeis::known;
+use assert_cmd::Command;
+
+pub fn nqueens() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// Runs the binary and returns (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = nqueens().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn count_prints_a000170_for_n_1_to_15() {
+    for n in 1..=15 {
+        let (code, out, err) = run(&["count", &n.to_string(), "--threads", "2"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, format!("{}\n", known(n).0));
+        assert!(err.is_empty());
+    }
+}
+
+#[test]
+fn count_unique_prints_total_and_unique() {
+    for engine in ["mirror", "d4", "auto"] {
+        let (code, out, _) = run(&["count", "8", "--unique", "--engine", engine]);
+        assert_eq!((code, out.as_str()), (0, "92 12\n"));
+    }
+}
+
+#[test]
+fn count_json_has_the_contract_fields() {
+    let (code, out, _) = run(&["count", "10", "--json", "--unique", "-t", "2"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["n"], 10);
+    assert_eq!(v["total"], "724");
+    assert_eq!(v["unique"], "92");
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["engine"], "d4");
+    assert_eq!(v["kernel"], "scalar");
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["elapsed_s"].is_number());
+    assert!(v["subtasks"].as_u64().unwrap() > 0);
+    assert!(v["nodes"].as_str().unwrap().parse::<u128>().unwrap() > 0);
+    let (_, plain, _) = run(&["count", "10", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert!(v.get("unique").is_none());
+}
+
+#[test]
+fn count_prefix_and_engines_agree() {
+    assert_eq!(run(&["count", "8", "--prefix", "1"]).1, "4\n");
+    assert_eq!(run(&["count", "8", "--prefix", "1 5"]).1, "1\n");
+    assert_eq!(run(&["count", "8", "--prefix", ""]).1, "92\n");
+    for engine in ["mirror", "d4"] {
+        for depth in ["1", "2", "3"] {
+            let (code, out, _) = run(&["count", "11", "--engine", engine, "--split-depth", depth]);
+            assert_eq!((code, out.as_str()), (0, "2680\n"));
+        }
+    }
+}
+
+#[test]
+fn threads_come_from_the_environment() {
+    let out = nqueens()
+        .args(["count", "9", "--json"])
+        .env("NQUEENS_THREADS", "3")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["threads"], 3);
+}
+
+#[test]
+fn stats_go_to_stderr() {
+    let (code, out, err) = run(&["count", "10", "--stats"]);
+    assert_eq!((code, out.as_str()), (0, "724\n"));
+    for word in [
+        "elapsed",
+        "engine=d4",
+        "kernel=scalar",
+        "threads",
+        "subtasks",
+        "nodes",
+        "nodes/s",
+    ] {
+        assert!(err.contains(word), "{word} missing in {err}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line_and_no_stdout() {
+    let cases: &[&[&str]] = &[
+        &["count", "0"],
+        &["count", "33"],
+        &["count", "-1"],
+        &["count", "eight"],
+        &["count", "8", "--threads", "0"],
+        &["count", "8", "--threads", "x"],
+        &["count", "8", "--prefix", "1 2"],
+        &["count", "8", "--prefix", "9"],
+        &["count", "8", "--prefix", "0"],
+        &["count", "8", "--prefix", "1 1"],
+        &["count", "8", "--prefix", "a"],
+        &["count", "4", "--prefix", "2 4 1 3 1"],
+        &["count", "8", "--split-depth", "0"],
+        &["count", "8", "--split-depth", "99"],
+        &["count", "8", "--engine", "fast"],
+        &["count", "8", "--kernel", "gpu"],
+        &["count", "8", "--prefix", "1", "--engine", "d4"],
+        &["count", "8", "--no-such-flag"],
+        &["count"],
+        &["frobnicate"],
+    ];
+    for args in cases {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn zero_threads_from_the_environment_is_a_usage_error() {
+    let out = nqueens()
+        .args(["count", "8"])
+        .env("NQUEENS_THREADS", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}

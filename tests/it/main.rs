@@ -1,0 +1,8 @@
+//! Integration tests: one crate, one module per area.
+
+mod cli;
+mod counts;
+mod differential;
+mod engines;
+mod naive;
+mod oeis;
