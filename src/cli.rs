@@ -2,6 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::board::MAX_N;
+use nqueens::list::ListOptions;
+use nqueens::render::Format;
 use nqueens::{CountOptions, EngineChoice, KernelChoice};
 
 /// Counts and lists N-Queens solutions on every core.
@@ -18,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Count all solutions on an N×N board.
     Count(CountArgs),
+    /// List solutions in lexicographic order.
+    List(ListArgs),
 }
 
 /// Flags shared by every command that searches.
@@ -57,6 +61,55 @@ pub struct CountArgs {
     /// Print time, engine, kernel, subtasks and search nodes on stderr.
     #[arg(long)]
     pub stats: bool,
+}
+
+/// `nqueens list N`.
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Board side, 1 to 32.
+    #[arg(value_parser = parse_n)]
+    pub n: usize,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Print only the first K solutions.
+    #[arg(long, value_name = "K")]
+    pub limit: Option<u64>,
+    /// After the solutions, print the total number of solutions (of classes with --unique).
+    #[arg(long)]
+    pub total: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Seq)]
+    pub format: FormatArg,
+    /// One solution per symmetry class: its lexicographically smallest form.
+    #[arg(long)]
+    pub unique: bool,
+}
+
+/// `--format` of `list`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// 1-based columns separated by spaces.
+    Seq,
+    /// N lines of Q and . cells, then an empty line.
+    Board,
+    /// A JSON array of 1-based columns per line.
+    Json,
+}
+
+impl ListArgs {
+    /// The library options these flags ask for.
+    pub fn options(&self) -> ListOptions {
+        ListOptions {
+            threads: self.search.threads,
+            limit: self.limit,
+            unique: self.unique,
+            format: match self.format {
+                FormatArg::Seq => Format::Seq,
+                FormatArg::Board => Format::Board,
+                FormatArg::Json => Format::Json,
+            },
+        }
+    }
 }
 
 /// `--engine`.

@@ -19,13 +19,17 @@ pub mod board;
 pub mod count;
 pub mod error;
 pub mod kernel;
+pub mod list;
 pub mod parallel;
+pub mod render;
 pub mod report;
 pub mod search;
+pub mod solution;
 pub mod split;
 pub mod symmetry;
 
 pub use count::{count, count_completions, CountOptions, Counts};
 pub use error::Error;
 pub use kernel::KernelChoice;
+pub use solution::{solutions, Solution, Solutions};
 pub use split::EngineChoice;

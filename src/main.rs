@@ -4,10 +4,11 @@ mod cli;
 
 use anyhow::Result;
 use clap::Parser;
-use cli::{Cli, Command, CountArgs};
+use cli::{Cli, Command, CountArgs, ListArgs};
+use nqueens::list::Lister;
 use nqueens::report::{plain_line, stats_line, CountRecord};
 use nqueens::Error;
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 /// Exit code for usage errors (clap's own code too).
@@ -64,7 +65,34 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Count(args) => count(&args),
+        Command::List(args) => list(&args),
     }
+}
+
+fn list(args: &ListArgs) -> Result<ExitCode> {
+    let opts = args.options();
+    let lister = Lister::new(args.n, &opts)?;
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let written = lister.write_to(&mut out)?;
+    if args.total {
+        // with a limit reached there may be more than were listed: count them all
+        let total = if opts.limit.is_some_and(|k| written >= k) {
+            let counts = nqueens::count(
+                args.n,
+                &nqueens::CountOptions {
+                    threads: opts.threads,
+                    unique: args.unique,
+                    ..Default::default()
+                },
+            )?;
+            counts.unique.unwrap_or(counts.total)
+        } else {
+            written as u128
+        };
+        writeln!(out, "{total}")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn count(args: &CountArgs) -> Result<ExitCode> {

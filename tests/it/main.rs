@@ -4,5 +4,6 @@ mod cli;
 mod counts;
 mod differential;
 mod engines;
+mod listing;
 mod naive;
 mod oeis;

@@ -1,0 +1,185 @@
+//! Streaming solutions in lexicographic order, searched on all threads.
+//!
+//! The board is cut into subtasks in lexicographic order (a plan without symmetry). A window
+//! of the next subtasks is searched in parallel rounds; each round gives every subtask a node
+//! budget and a cap on buffered output, then the buffers are written in subtask order up to
+//! the first subtask that is not finished. Memory stays flat (window × cap) however many
+//! solutions there are, and the first solutions appear as soon as they are found.
+
+use crate::board::check_n;
+use crate::error::Error;
+use crate::parallel;
+use crate::render::{write_solution, Format};
+use crate::solution::Cursor;
+use crate::split::{default_min_subtasks, EngineChoice, Plan};
+use crate::symmetry::is_canonical;
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::io::{self, Write};
+
+/// Nodes each subtask in the window may visit per round (about a millisecond of search).
+const NODE_BUDGET: u64 = 1 << 18;
+/// Bytes of output a subtask may hold before it waits for its turn to be written.
+const BUFFER_CAP: usize = 1 << 18;
+
+/// What to list and how.
+#[derive(Clone, Debug, Default)]
+pub struct ListOptions {
+    /// Worker threads; `None` = all logical CPUs.
+    pub threads: Option<usize>,
+    /// Stop after this many solutions.
+    pub limit: Option<u64>,
+    /// One solution per symmetry class: those that are their class's canonical form.
+    pub unique: bool,
+    /// Output format.
+    pub format: Format,
+}
+
+/// A validated listing job, ready to write.
+///
+/// ```
+/// use nqueens::list::{Lister, ListOptions};
+/// let opts = ListOptions { limit: Some(3), ..ListOptions::default() };
+/// let mut out = Vec::new();
+/// let written = Lister::new(6, &opts).unwrap().write_to(&mut out).unwrap();
+/// assert_eq!(written, 3);
+/// assert_eq!(String::from_utf8(out).unwrap(), "2 4 6 1 3 5\n3 6 2 5 1 4\n4 1 5 2 6 3\n");
+/// ```
+pub struct Lister {
+    plan: Plan,
+    pool: rayon::ThreadPool,
+    threads: usize,
+    opts: ListOptions,
+}
+
+/// One subtask in the window: its search position and the output not yet written.
+struct Pending {
+    cursor: Cursor,
+    buf: Vec<u8>,
+    count: u64,
+}
+
+impl Lister {
+    /// Checks the options and prepares the subtasks for an `n`×`n` board.
+    pub fn new(n: usize, opts: &ListOptions) -> Result<Lister, Error> {
+        check_n(n)?;
+        let threads = match opts.threads {
+            Some(0) => return Err(Error::ZeroThreads),
+            Some(t) => t,
+            None => num_cpus::get(),
+        };
+        let plan = Plan::with_target(
+            n,
+            EngineChoice::Auto,
+            Some(&[]),
+            None,
+            default_min_subtasks(threads),
+        )?;
+        Ok(Lister {
+            plan,
+            pool: parallel::pool(threads)?,
+            threads,
+            opts: opts.clone(),
+        })
+    }
+
+    /// Writes the solutions to `out` in order; returns how many were written.
+    pub fn write_to<W: Write>(&self, out: &mut W) -> io::Result<u64> {
+        let n = self.plan.n();
+        let limit = self.opts.limit.unwrap_or(u64::MAX);
+        let window = (4 * self.threads).clamp(4, 256);
+        // A canonical form never starts right of the middle (its mirror image would be smaller).
+        let useful =
+            |id: &usize| !self.opts.unique || 2 * self.plan.subtask(*id).prefix[0] < n as u8;
+        let mut ids = (0..self.plan.len()).filter(useful);
+        let mut queue: VecDeque<Pending> = VecDeque::new();
+        let mut written = 0u64;
+        while written < limit {
+            while queue.len() < window {
+                let Some(id) = ids.next() else { break };
+                let frame = &self.plan.frames()[self.plan.subtask(id).frame as usize];
+                let prefix = &self.plan.subtask(id).prefix[..self.plan.depth()];
+                queue.push_back(Pending {
+                    cursor: Cursor::new(n, &frame.masks, prefix),
+                    buf: Vec::new(),
+                    count: 0,
+                });
+            }
+            if queue.is_empty() {
+                break;
+            }
+            let wanted = limit - written;
+            // The head blocks all output: it gets a thread of its own for as long as the
+            // others take to spend their budgets on the remaining threads.
+            let (head, rest) = queue
+                .make_contiguous()
+                .split_first_mut()
+                .expect("the queue is not empty");
+            let others = (self.threads - 1).max(1) as u64;
+            let head_budget = NODE_BUDGET * (rest.len() as u64).div_ceil(others).max(1);
+            self.pool.install(|| {
+                rayon::join(
+                    || self.advance(head, wanted, head_budget),
+                    || {
+                        rest.par_iter_mut()
+                            .for_each(|p| self.advance(p, wanted, NODE_BUDGET))
+                    },
+                )
+            });
+            while let Some(front) = queue.front_mut() {
+                let take = front.count.min(limit - written);
+                let end = if take < front.count {
+                    self.end_of(&front.buf, take)
+                } else {
+                    front.buf.len()
+                };
+                out.write_all(&front.buf[..end])?;
+                written += take;
+                front.buf.clear();
+                front.count = 0;
+                if written >= limit {
+                    break;
+                }
+                if front.cursor.is_exhausted() {
+                    queue.pop_front();
+                } else {
+                    break;
+                }
+            }
+        }
+        out.flush()?;
+        Ok(written)
+    }
+
+    /// Searches one subtask for a round: until its budget, its buffer cap or `wanted`.
+    fn advance(&self, p: &mut Pending, wanted: u64, mut budget: u64) {
+        let mut columns = [0u8; crate::board::MAX_N];
+        let n = self.plan.n();
+        while p.buf.len() < BUFFER_CAP && p.count < wanted {
+            let Some(rows) = p.cursor.next_within(&mut budget) else {
+                return;
+            };
+            for (c, r) in columns.iter_mut().zip(rows) {
+                *c = r.trailing_zeros() as u8;
+            }
+            if self.opts.unique && !is_canonical(&columns[..n]) {
+                continue;
+            }
+            write_solution(&mut p.buf, &columns[..n], self.opts.format);
+            p.count += 1;
+        }
+    }
+
+    /// Byte offset just after the first `k` solutions in `buf`.
+    fn end_of(&self, buf: &[u8], k: u64) -> usize {
+        let lines = k as usize * self.opts.format.lines_per_solution(self.plan.n());
+        if lines == 0 {
+            return 0;
+        }
+        buf.iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(lines - 1)
+            .map_or(buf.len(), |(i, _)| i + 1)
+    }
+}
