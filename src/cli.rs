@@ -4,6 +4,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::board::MAX_N;
 use nqueens::list::ListOptions;
 use nqueens::render::Format;
+use nqueens::shard::Shard;
+use std::path::PathBuf;
+
+use crate::progress::ProgressMode;
 use nqueens::{CountOptions, EngineChoice, KernelChoice};
 
 /// Counts and lists N-Queens solutions on every core.
@@ -22,6 +26,19 @@ pub enum Command {
     Count(CountArgs),
     /// List solutions in lexicographic order.
     List(ListArgs),
+    /// Add up the `count --json` results of the shards of one run.
+    Merge(MergeArgs),
+}
+
+/// `nqueens merge FILE...`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Shard results: files of `count --json` lines ("-" reads stdin).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print one JSON object instead of the plain total.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags shared by every command that searches.
@@ -61,6 +78,19 @@ pub struct CountArgs {
     /// Print time, engine, kernel, subtasks and search nodes on stderr.
     #[arg(long)]
     pub stats: bool,
+    /// A progress bar with ETA on stderr.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+    /// Save finished subtasks to FILE as the run goes, and resume from it when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoint saves.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
+    pub checkpoint_every: f64,
+    /// Count only shard I (0-based) of M (default: from SLURM_ARRAY_TASK_ID/COUNT or
+    /// JOB_COMPLETION_INDEX/NQUEENS_SHARDS).
+    #[arg(long, value_name = "I/M", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
 }
 
 /// `nqueens list N`.
@@ -180,4 +210,17 @@ pub fn parse_prefix(s: &str, n: usize) -> Result<Vec<usize>, String> {
             _ => Err(format!("'{w}' is not a column from 1 to {n}")),
         })
         .collect()
+}
+
+/// Parses `I/M`.
+pub fn parse_shard(s: &str) -> Result<Shard, String> {
+    s.parse().map_err(|e: nqueens::Error| e.to_string())
+}
+
+/// Parses a positive number of seconds.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err("must be a positive number of seconds".into()),
+    }
 }

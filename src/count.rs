@@ -40,7 +40,7 @@ impl CountOptions {
             self.engine,
             prefix,
             self.split_depth,
-            default_min_subtasks(threads),
+            default_min_subtasks(n, threads),
         )
     }
 }

@@ -31,7 +31,32 @@ pub enum Error {
     /// A kernel that this CPU cannot run.
     #[error("{0}")]
     KernelUnavailable(String),
+    /// A shard that does not exist.
+    #[error("invalid shard: {0}")]
+    BadShard(String),
+    /// A checkpoint that cannot be used (corrupt, truncated, foreign) or cannot be written.
+    #[error("checkpoint {path}: {reason}")]
+    Checkpoint {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Shard results that do not add up to one run.
+    #[error("merge: {0}")]
+    Merge(String),
     /// The run was cancelled before all subtasks finished.
     #[error("interrupted")]
     Interrupted,
+}
+
+impl Error {
+    /// Whether the error is a problem with the request (exit code 2) rather than a failure
+    /// while running (exit code 1) or an interruption (130).
+    pub fn is_usage(&self) -> bool {
+        !matches!(
+            self,
+            Error::Checkpoint { .. } | Error::Merge(_) | Error::Interrupted
+        )
+    }
 }

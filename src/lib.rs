@@ -16,14 +16,18 @@
 #![deny(missing_docs)]
 
 pub mod board;
+pub mod checkpoint;
 pub mod count;
 pub mod error;
+pub mod job;
 pub mod kernel;
 pub mod list;
+pub mod merge;
 pub mod parallel;
 pub mod render;
 pub mod report;
 pub mod search;
+pub mod shard;
 pub mod solution;
 pub mod split;
 pub mod symmetry;

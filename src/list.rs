@@ -73,7 +73,7 @@ impl Lister {
             EngineChoice::Auto,
             Some(&[]),
             None,
-            default_min_subtasks(threads),
+            default_min_subtasks(n, threads),
         )?;
         Ok(Lister {
             plan,

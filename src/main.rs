@@ -1,15 +1,22 @@
 //! The `nqueens` command: parse arguments, run the library, print data on stdout.
 
 mod cli;
+mod progress;
 
 use anyhow::Result;
 use clap::Parser;
-use cli::{Cli, Command, CountArgs, ListArgs};
+use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs};
+use nqueens::job::{run_job, JobSpec};
 use nqueens::list::Lister;
 use nqueens::report::{plain_line, stats_line, CountRecord};
+use nqueens::shard::Shard;
 use nqueens::Error;
+use progress::Progress;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Exit code for usage errors (clap's own code too).
 const EXIT_USAGE: u8 = 2;
@@ -57,8 +64,8 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
     eprintln!("nqueens: {e:#}");
     match e.downcast_ref::<Error>() {
         Some(Error::Interrupted) => ExitCode::from(EXIT_INTERRUPTED),
-        Some(_) => ExitCode::from(EXIT_USAGE),
-        None => ExitCode::FAILURE,
+        Some(e) if e.is_usage() => ExitCode::from(EXIT_USAGE),
+        _ => ExitCode::FAILURE,
     }
 }
 
@@ -66,7 +73,51 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Count(args) => count(&args),
         Command::List(args) => list(&args),
+        Command::Merge(args) => merge(&args),
     }
+}
+
+fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    let mut records = Vec::new();
+    for path in &args.files {
+        let name = path.display().to_string();
+        let text = if name == "-" {
+            io::read_to_string(io::stdin())?
+        } else {
+            std::fs::read_to_string(path)
+                .map_err(|e| Error::Merge(format!("{name}: cannot read: {e}")))?
+        };
+        records.extend(nqueens::merge::parse_records(&name, &text)?);
+    }
+    let merged = nqueens::merge::merge(&records)?;
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", merged.to_json())?;
+    } else {
+        let number = |s: &str| s.parse::<u128>().expect("merge checked every count");
+        writeln!(
+            out,
+            "{}",
+            plain_line(number(&merged.total), merged.unique.as_deref().map(number))
+        )?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A flag set by the first SIGINT or SIGTERM; a second one ends the process at once.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            EXIT_INTERRUPTED as i32,
+            flag.clone(),
+        )?;
+        signal_hook::flag::register(signal, flag.clone())?;
+    }
+    Ok(flag)
 }
 
 fn list(args: &ListArgs) -> Result<ExitCode> {
@@ -96,24 +147,70 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
 }
 
 fn count(args: &CountArgs) -> Result<ExitCode> {
-    let opts = args.options();
+    let mut opts = args.options();
     let prefix = match &args.prefix {
         Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
         None => None,
     };
-    let counts = match &prefix {
-        Some(p) => nqueens::count_completions(args.n, p, &opts)?,
-        None => nqueens::count(args.n, &opts)?,
+    let chosen_shard = match args.shard {
+        Some(s) => Some(s),
+        None => Shard::from_env(|name| std::env::var(name).ok())?,
     };
+    if opts.split_depth.is_none() {
+        // a resumed run cuts its subtasks as the run that wrote the checkpoint did
+        opts.split_depth = args
+            .checkpoint
+            .as_deref()
+            .and_then(nqueens::checkpoint::split_depth_of);
+    }
+    let plan = opts.plan(args.n, prefix.as_deref())?;
+    let shard = chosen_shard.unwrap_or(Shard::WHOLE);
+    let cancel = interrupt_flag()?;
+    let bar = Progress::new(args.progress, shard.len(plan.len()));
+    let report = |done: usize, _of: usize| {
+        if let Some(bar) = &bar {
+            bar.update(done);
+        }
+    };
+    let spec = JobSpec {
+        plan: &plan,
+        opts: &opts,
+        prefix,
+        shard,
+        checkpoint: args.checkpoint.clone(),
+        save_every: Duration::from_secs_f64(args.checkpoint_every),
+        cancel: Some(&cancel),
+        progress: Some(&report),
+    };
+    let outcome = run_job(&spec);
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
+    let outcome = match outcome {
+        Err(Error::Interrupted) => {
+            let saved = match &args.checkpoint {
+                Some(path) => format!(
+                    "; finished subtasks are saved in {}: run the same command to resume",
+                    path.display()
+                ),
+                None => String::new(),
+            };
+            eprintln!("nqueens: interrupted{saved}");
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        }
+        other => other?,
+    };
+    let counts = &outcome.counts;
     let mut out = io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", CountRecord::new(&counts).to_json())?;
+        let record = CountRecord::from_job(&outcome, plan.len(), chosen_shard.is_some());
+        writeln!(out, "{}", record.to_json())?;
     } else {
         writeln!(out, "{}", plain_line(counts.total, counts.unique))?;
     }
     out.flush()?;
     if args.stats {
-        eprintln!("{}", stats_line(&counts));
+        eprintln!("{}", stats_line(counts));
     }
     Ok(ExitCode::SUCCESS)
 }

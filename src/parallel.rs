@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Hooks into a run, checked only between subtasks (never inside the search).
 #[derive(Default, Clone, Copy)]
 pub struct Control<'a> {
-    /// When set, workers take no new subtask and the run ends with [`Error::Interrupted`].
+    /// When set, workers abandon their subtasks within about a millisecond, take no new
+    /// one, and the run ends with [`Error::Interrupted`]; finished subtasks were reported.
     pub cancel: Option<&'a AtomicBool>,
     /// Called from a worker after each finished subtask with its id and result.
     pub on_done: Option<&'a (dyn Fn(usize, Found) + Sync)>,
@@ -39,15 +40,16 @@ pub fn run(
     kernel: Kernel,
     control: Control<'_>,
 ) -> Result<Found, Error> {
-    let cancelled = || control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let never = AtomicBool::new(false);
+    let stop = control.cancel.unwrap_or(&never);
     let found: Option<Found> = pool.install(|| {
         ids.par_iter()
             .with_max_len(1)
             .map(|&id| {
-                if cancelled() {
+                if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let found = run_subtask(plan, id, unique, kernel);
+                let found = run_subtask(plan, id, unique, kernel, stop)?;
                 if let Some(done) = control.on_done {
                     done(id, found);
                 }

@@ -1,19 +1,12 @@
 //! What `count` prints: the plain line, the JSON record (schema version 1) and the stats line.
 
 use crate::count::Counts;
+use crate::job::JobOutcome;
+use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 
 /// The JSON schema version of [`CountRecord`].
 pub const SCHEMA_VERSION: u32 = 1;
-
-/// Which shard of a run a result covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShardId {
-    /// 0-based shard index.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
-}
 
 /// One `count --json` line. Counts are decimal strings: JSON numbers lose precision past 2^53.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,8 +28,14 @@ pub struct CountRecord {
     pub kernel: String,
     /// Wall-clock seconds.
     pub elapsed_s: f64,
-    /// Subtasks counted in this run.
+    /// Subtasks of this run (of the shard, when sharded), resumed ones included.
     pub subtasks: usize,
+    /// Subtasks taken from a checkpoint instead of searched.
+    #[serde(default)]
+    pub resumed_subtasks: usize,
+    /// Subtasks of the whole plan (all shards).
+    #[serde(default)]
+    pub plan_subtasks: usize,
     /// Rows enumerated into subtasks.
     pub split_depth: usize,
     /// Queens placed by the search.
@@ -47,7 +46,7 @@ pub struct CountRecord {
     pub complete: bool,
     /// The shard, when sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<ShardId>,
+    pub shard: Option<Shard>,
     /// Program version.
     pub version: String,
 }
@@ -66,6 +65,8 @@ impl CountRecord {
             kernel: c.kernel.name().into(),
             elapsed_s: secs,
             subtasks: c.subtasks,
+            resumed_subtasks: 0,
+            plan_subtasks: c.subtasks,
             split_depth: c.split_depth,
             nodes: c.nodes.to_string(),
             nodes_per_s: if secs > 0.0 {
@@ -76,6 +77,16 @@ impl CountRecord {
             complete: true,
             shard: None,
             version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    /// The record of a job: `shard` is shown when the run was sharded on purpose.
+    pub fn from_job(outcome: &JobOutcome, plan_subtasks: usize, show_shard: bool) -> CountRecord {
+        CountRecord {
+            resumed_subtasks: outcome.resumed_subtasks,
+            plan_subtasks,
+            shard: show_shard.then_some(outcome.shard),
+            ..CountRecord::new(&outcome.counts)
         }
     }
 

@@ -4,6 +4,7 @@ use crate::kernel::{scalar, Kernel, Leaf, Tally};
 use crate::split::{LeafRule, Plan};
 use crate::symmetry::{is_canonical, Symmetry};
 use std::ops::AddAssign;
+use std::sync::atomic::AtomicBool;
 
 /// What one subtask (or a sum of them) found.
 ///
@@ -39,46 +40,54 @@ impl std::iter::Sum for Found {
 
 /// Counts subtask `id` of `plan`. `unique` asks for fundamental solutions too (free for the
 /// full-symmetry engine; the others canonicalise every solution they find).
-pub fn run_subtask(plan: &Plan, id: usize, unique: bool, kernel: Kernel) -> Found {
+///
+/// Returns `None` when `stop` was set before the subtask was finished.
+pub fn run_subtask(
+    plan: &Plan,
+    id: usize,
+    unique: bool,
+    kernel: Kernel,
+    stop: &AtomicBool,
+) -> Option<Found> {
     let n = plan.n();
     let Kernel::Scalar = kernel;
     match plan.frames()[plan.subtask(id).frame as usize].rule {
         LeafRule::Weight(w) if unique => {
             let mut leaf = CanonicalTally::default();
-            let nodes = search_subtask(plan, id, &mut leaf);
-            found(leaf.all * w as u64, leaf.canonical, nodes)
+            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            Some(found(leaf.all * w as u64, leaf.canonical, nodes))
         }
         LeafRule::Weight(w) => {
             let mut leaf = Tally::default();
-            let nodes = search_subtask(plan, id, &mut leaf);
-            found(leaf.0 * w as u64, 0, nodes)
+            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            Some(found(leaf.0 * w as u64, 0, nodes))
         }
         LeafRule::Corner => {
             let mut leaf = Tally::default();
-            let nodes = search_subtask(plan, id, &mut leaf);
-            found(leaf.0 * 8, leaf.0, nodes)
+            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            Some(found(leaf.0 * 8, leaf.0, nodes))
         }
         LeafRule::Side { b1 } => {
             let mut leaf = SideClassifier::new(n, b1 as usize);
-            let nodes = search_subtask(plan, id, &mut leaf);
+            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
             let classes = leaf.by_orbit;
-            found(
+            Some(found(
                 8 * classes[0] + 4 * classes[1] + 2 * classes[2],
                 classes.iter().sum(),
                 nodes,
-            )
+            ))
         }
     }
 }
 
 /// Runs the kernel over subtask `id`, with the required-column check only where needed.
-fn search_subtask<L: Leaf>(plan: &Plan, id: usize, leaf: &mut L) -> u64 {
+fn search_subtask<L: Leaf>(plan: &Plan, id: usize, leaf: &mut L, stop: &AtomicBool) -> Option<u64> {
     let (frame, attacks, mut rows) = plan.start(id);
     let (n, start, masks) = (plan.n(), plan.depth(), &frame.masks);
     if masks.has_must() {
-        scalar::search::<L, true>(n, masks, start, attacks, &mut rows, leaf)
+        scalar::search::<L, true>(n, masks, start, attacks, &mut rows, leaf, stop)
     } else {
-        scalar::search::<L, false>(n, masks, start, attacks, &mut rows, leaf)
+        scalar::search::<L, false>(n, masks, start, attacks, &mut rows, leaf, stop)
     }
 }
 
@@ -244,5 +253,6 @@ pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
         side,
         visit,
     };
-    search_subtask(plan, id, &mut leaf);
+    let never = AtomicBool::new(false);
+    search_subtask(plan, id, &mut leaf, &never);
 }

@@ -115,14 +115,14 @@ impl Plan {
     ///
     /// `prefix` (0-based columns) restricts the search to its completions, without symmetry.
     /// `depth` is the number of rows enumerated into subtasks; `None` picks one that gives at
-    /// least [`default_min_subtasks`]`(1)` subtasks where the board allows.
+    /// least [`default_min_subtasks`]`(n, 1)` subtasks where the board allows.
     pub fn new(
         n: usize,
         engine: EngineChoice,
         prefix: Option<&[usize]>,
         depth: Option<usize>,
     ) -> Result<Plan, Error> {
-        Plan::with_target(n, engine, prefix, depth, default_min_subtasks(1))
+        Plan::with_target(n, engine, prefix, depth, default_min_subtasks(n, 1))
     }
 
     /// Like [`Plan::new`], choosing the default depth to reach `min_subtasks`.
@@ -235,8 +235,12 @@ impl Plan {
 
 /// The default lower bound on subtasks: 16 per thread, and never fewer than 2048 so that the
 /// same ids serve runs of up to 128 threads (shards and checkpoints stay interchangeable).
-pub fn default_min_subtasks(threads: usize) -> usize {
-    16 * threads.max(128)
+/// From N = 17 on, 4× more per N (the work grows about 7× per N), up to 65536, so that a
+/// subtask stays short enough to stop, checkpoint and balance on.
+pub fn default_min_subtasks(n: usize, threads: usize) -> usize {
+    let base = 16 * threads.max(128);
+    let growth = 4usize.saturating_pow(n.saturating_sub(16) as u32);
+    base.saturating_mul(growth).min(MAX_SUBTASKS / 32)
 }
 
 /// Extends every subtask of `level` by one row (`row`), in order.

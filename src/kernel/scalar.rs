@@ -2,6 +2,10 @@
 
 use super::Leaf;
 use crate::board::{Attacks, RowMasks, MAX_N};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Nodes between two looks at the stop flag (a power of two: the test is a mask).
+const STOP_CHECK_NODES: u64 = 1 << 16;
 
 /// Visits every completion of a board whose rows `0..start_row` are placed.
 ///
@@ -9,7 +13,8 @@ use crate::board::{Attacks, RowMasks, MAX_N};
 /// queen of row `r` for the rows already placed (only read when `L::NEEDS_BOARD`). `MUST`
 /// false skips the required-column check, for frames without `must` masks. Returns the
 /// number of queens placed during the search above the last row (the "nodes" of `--stats`;
-/// a queen on the last row is a solution, counted by the leaf).
+/// a queen on the last row is a solution, counted by the leaf), or `None` when `stop` was set
+/// before the search finished (what the leaf saw is then incomplete).
 pub fn search<L: Leaf, const MUST: bool>(
     n: usize,
     masks: &RowMasks,
@@ -17,14 +22,15 @@ pub fn search<L: Leaf, const MUST: bool>(
     attacks: Attacks,
     board: &mut [u64; MAX_N],
     leaf: &mut L,
-) -> u64 {
+    stop: &AtomicBool,
+) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi1")
     {
         // SAFETY: `search_bmi` only needs popcnt and bmi1, which this CPU was just found to have.
-        return unsafe { search_bmi::<L, MUST>(n, masks, start_row, attacks, board, leaf) };
+        return unsafe { search_bmi::<L, MUST>(n, masks, start_row, attacks, board, leaf, stop) };
     }
-    search_body::<L, MUST>(n, masks, start_row, attacks, board, leaf)
+    search_body::<L, MUST>(n, masks, start_row, attacks, board, leaf, stop)
 }
 
 /// The same search compiled with popcnt (node counts) and bmi1 (`blsi`/`blsr` for the lowest
@@ -38,8 +44,9 @@ fn search_bmi<L: Leaf, const MUST: bool>(
     attacks: Attacks,
     board: &mut [u64; MAX_N],
     leaf: &mut L,
-) -> u64 {
-    search_body::<L, MUST>(n, masks, start_row, attacks, board, leaf)
+    stop: &AtomicBool,
+) -> Option<u64> {
+    search_body::<L, MUST>(n, masks, start_row, attacks, board, leaf, stop)
 }
 
 #[inline(always)]
@@ -50,7 +57,8 @@ fn search_body<L: Leaf, const MUST: bool>(
     attacks: Attacks,
     board: &mut [u64; MAX_N],
     leaf: &mut L,
-) -> u64 {
+    stop: &AtomicBool,
+) -> Option<u64> {
     let first_free = if start_row < n {
         free_squares::<MUST>(masks, start_row, attacks)
     } else {
@@ -58,7 +66,9 @@ fn search_body<L: Leaf, const MUST: bool>(
     };
     if start_row + 2 >= n {
         // at most two rows left: no stack needed
-        return finish::<L, MUST>(n, masks, start_row, first_free, attacks, board, leaf);
+        return Some(finish::<L, MUST>(
+            n, masks, start_row, first_free, attacks, board, leaf,
+        ));
     }
     let last = n - 1;
     // One frame per row: the squares still to try and the attacks that row sees.
@@ -72,7 +82,7 @@ fn search_body<L: Leaf, const MUST: bool>(
         let f = free[row];
         if f == 0 {
             if row == start_row {
-                return nodes;
+                return Some(nodes);
             }
             row -= 1;
             continue;
@@ -81,6 +91,10 @@ fn search_body<L: Leaf, const MUST: bool>(
         let bit = f & f.wrapping_neg();
         free[row] = f ^ bit;
         nodes += 1;
+        // a stop request is seen within about a millisecond, at no cost to the other nodes
+        if nodes.is_multiple_of(STOP_CHECK_NODES) && stop.load(Ordering::Relaxed) {
+            return None;
+        }
         if L::NEEDS_BOARD {
             board[row] = bit;
         }

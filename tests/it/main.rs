@@ -1,6 +1,7 @@
 //! Integration tests: one crate, one module per area.
 
 mod cli;
+mod cluster;
 mod counts;
 mod differential;
 mod engines;
