@@ -63,7 +63,7 @@ struct Body {
 /// use nqueens::search::Found;
 /// let mut done = DoneSet::default();
 /// for k in [3, 1, 2, 7] {
-///     done.insert(k, Found { total: 10, unique: 0, nodes: 1 });
+///     done.insert(k, Found { total: 10, nodes: 1, ..Found::default() });
 /// }
 /// assert_eq!((done.len(), done.ranges()), (4, 2));
 /// assert!(done.contains(2) && !done.contains(4));

@@ -28,6 +28,69 @@ pub enum Command {
     List(ListArgs),
     /// Add up the `count --json` results of the shards of one run.
     Merge(MergeArgs),
+    /// Measure how `count N` scales with threads.
+    Scale(ScaleArgs),
+    /// Print a shell completion script (bash, zsh, fish, ...).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `nqueens scale N`.
+#[derive(Args, Debug)]
+pub struct ScaleArgs {
+    /// Board side, 1 to 32.
+    #[arg(value_parser = parse_n)]
+    pub n: usize,
+    /// Thread counts, e.g. 1,2,4 (default: 1, 2, 4, ... up to all logical CPUs).
+    #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, env = "NQUEENS_THREADS")]
+    pub threads: Option<Vec<usize>>,
+    /// Timed runs per thread count.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Pin worker threads to cores.
+    #[arg(long)]
+    pub pin: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ScaleFormat::Table)]
+    pub format: ScaleFormat,
+    /// Also draw speedup against threads, with the ideal line, as an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Symmetry decomposition.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+    /// Leaf search kernel.
+    #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
+    pub kernel: KernelArg,
+}
+
+/// `--format` of `scale`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleFormat {
+    /// Aligned columns for people.
+    Table,
+    /// Comma-separated values with a header.
+    Csv,
+    /// One JSON object with machine facts.
+    Json,
+    /// A markdown table.
+    Md,
+}
+
+impl ScaleArgs {
+    /// The count options each run uses (threads are set per run).
+    pub fn options(&self) -> CountOptions {
+        CountOptions {
+            threads: None,
+            engine: self.engine.into(),
+            kernel: self.kernel.into(),
+            unique: false,
+            split_depth: None,
+            pin: self.pin,
+        }
+    }
 }
 
 /// `nqueens merge FILE...`.
@@ -169,18 +232,31 @@ impl CountArgs {
     pub fn options(&self) -> CountOptions {
         CountOptions {
             threads: self.search.threads,
-            engine: match self.engine {
-                EngineArg::Auto => EngineChoice::Auto,
-                EngineArg::Mirror => EngineChoice::Mirror,
-                EngineArg::D4 => EngineChoice::D4,
-            },
-            kernel: match self.kernel {
-                KernelArg::Auto => KernelChoice::Auto,
-                KernelArg::Scalar => KernelChoice::Scalar,
-                KernelArg::Simd => KernelChoice::Simd,
-            },
+            engine: self.engine.into(),
+            kernel: self.kernel.into(),
             unique: self.unique,
             split_depth: self.split_depth,
+            pin: false,
+        }
+    }
+}
+
+impl From<EngineArg> for EngineChoice {
+    fn from(e: EngineArg) -> EngineChoice {
+        match e {
+            EngineArg::Auto => EngineChoice::Auto,
+            EngineArg::Mirror => EngineChoice::Mirror,
+            EngineArg::D4 => EngineChoice::D4,
+        }
+    }
+}
+
+impl From<KernelArg> for KernelChoice {
+    fn from(k: KernelArg) -> KernelChoice {
+        match k {
+            KernelArg::Auto => KernelChoice::Auto,
+            KernelArg::Scalar => KernelChoice::Scalar,
+            KernelArg::Simd => KernelChoice::Simd,
         }
     }
 }

@@ -20,6 +20,8 @@ pub struct CountOptions {
     pub unique: bool,
     /// Rows enumerated into subtasks; `None` = chosen from N and the thread count.
     pub split_depth: Option<usize>,
+    /// Pin worker threads to cores (worker i on core i modulo the cores).
+    pub pin: bool,
 }
 
 impl CountOptions {
@@ -46,7 +48,7 @@ impl CountOptions {
 }
 
 /// The result of a count.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Counts {
     /// Board side.
     pub n: usize,
@@ -58,6 +60,8 @@ pub struct Counts {
     pub nodes: u128,
     /// Subtasks the search was cut into.
     pub subtasks: usize,
+    /// The largest subtask's share of the nodes (how finely the work is cut).
+    pub largest_subtask_share: f64,
     /// Rows enumerated into subtasks.
     pub split_depth: usize,
     /// Engine that ran.
@@ -112,7 +116,7 @@ pub fn count_subtasks(
 ) -> Result<Counts, Error> {
     let threads = opts.resolved_threads()?;
     let kernel = Kernel::resolve(opts.kernel)?;
-    let pool = parallel::pool(threads)?;
+    let pool = parallel::pool(threads, opts.pin)?;
     let start = Instant::now();
     let found = parallel::run(&pool, plan, ids, opts.unique, kernel, control)?;
     Ok(Counts::new(
@@ -143,11 +147,21 @@ impl Counts {
             unique: opts.unique.then_some(found.unique),
             nodes: found.nodes,
             subtasks,
+            largest_subtask_share: share(found.max_subtask_nodes, found.nodes),
             split_depth: plan.depth(),
             engine: plan.engine(),
             kernel,
             threads,
             elapsed,
         }
+    }
+}
+
+/// `part / whole`, 0 when there is no whole.
+pub(crate) fn share(part: u128, whole: u128) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
     }
 }

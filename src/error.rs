@@ -45,6 +45,9 @@ pub enum Error {
     /// Shard results that do not add up to one run.
     #[error("merge: {0}")]
     Merge(String),
+    /// Runs that should agree counted different numbers.
+    #[error("count mismatch: {0}")]
+    Mismatch(String),
     /// The run was cancelled before all subtasks finished.
     #[error("interrupted")]
     Interrupted,
@@ -56,7 +59,7 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         !matches!(
             self,
-            Error::Checkpoint { .. } | Error::Merge(_) | Error::Interrupted
+            Error::Checkpoint { .. } | Error::Merge(_) | Error::Mismatch(_) | Error::Interrupted
         )
     }
 }

@@ -133,6 +133,7 @@ pub fn run_job(spec: &JobSpec<'_>) -> Result<JobOutcome, Error> {
     counts.total = found.total;
     counts.unique = spec.opts.unique.then_some(found.unique);
     counts.nodes = found.nodes;
+    counts.largest_subtask_share = crate::count::share(found.max_subtask_nodes, found.nodes);
     counts.subtasks = shard_len;
     counts.elapsed = start.elapsed();
     Ok(JobOutcome {

@@ -26,6 +26,7 @@ pub mod merge;
 pub mod parallel;
 pub mod render;
 pub mod report;
+pub mod scale;
 pub mod search;
 pub mod shard;
 pub mod solution;

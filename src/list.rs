@@ -77,7 +77,7 @@ impl Lister {
         )?;
         Ok(Lister {
             plan,
-            pool: parallel::pool(threads)?,
+            pool: parallel::pool(threads, false)?,
             threads,
             opts: opts.clone(),
         })

@@ -5,7 +5,7 @@ mod progress;
 
 use anyhow::Result;
 use clap::Parser;
-use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs};
+use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
 use nqueens::job::{run_job, JobSpec};
 use nqueens::list::Lister;
 use nqueens::report::{plain_line, stats_line, CountRecord};
@@ -74,7 +74,48 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Count(args) => count(&args),
         Command::List(args) => list(&args),
         Command::Merge(args) => merge(&args),
+        Command::Scale(args) => scale(&args),
+        Command::Completions { shell } => {
+            // generated into memory first: clap_complete panics when its writer fails
+            let mut script = Vec::new();
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "nqueens", &mut script);
+            io::stdout().lock().write_all(&script)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+fn scale(args: &ScaleArgs) -> Result<ExitCode> {
+    use nqueens::scale;
+    let threads = args
+        .threads
+        .clone()
+        .unwrap_or_else(|| scale::default_threads(num_cpus::get()));
+    let report = scale::measure(
+        args.n,
+        &args.options(),
+        &threads,
+        args.repeat as usize,
+        |t, run, secs| {
+            eprintln!("threads={t} run={run} {secs:.3}s");
+        },
+    )?;
+    if let Some(path) = &args.plot {
+        let svg = scale::plot_svg(&report)?;
+        std::fs::write(path, svg)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    let text = match args.format {
+        ScaleFormat::Table => scale::to_table(&report.rows),
+        ScaleFormat::Csv => scale::to_csv(&report.rows),
+        ScaleFormat::Json => scale::to_json(&report),
+        ScaleFormat::Md => scale::to_markdown(&report.rows),
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn merge(args: &MergeArgs) -> Result<ExitCode> {

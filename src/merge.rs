@@ -96,6 +96,11 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
         resumed_subtasks: sum.resumed,
         nodes: sum.nodes.to_string(),
         nodes_per_s,
+        largest_subtask_share: if sum.nodes > 0 {
+            sum.largest_subtask_nodes / sum.nodes as f64
+        } else {
+            0.0
+        },
         complete: true,
         shard: None,
         version: env!("CARGO_PKG_VERSION").into(),
@@ -113,6 +118,8 @@ struct Sums {
     threads: usize,
     /// The slowest shard: shards run side by side.
     elapsed_s: f64,
+    /// Nodes of the largest subtask of any shard.
+    largest_subtask_nodes: f64,
 }
 
 impl Sums {
@@ -125,7 +132,11 @@ impl Sums {
         if let Some(u) = &r.unique {
             self.unique += number("unique", u)?;
         }
-        self.nodes += number("nodes", &r.nodes)?;
+        let nodes = number("nodes", &r.nodes)?;
+        self.nodes += nodes;
+        self.largest_subtask_nodes = self
+            .largest_subtask_nodes
+            .max(r.largest_subtask_share * nodes as f64);
         self.subtasks += r.subtasks;
         self.resumed += r.resumed_subtasks;
         self.threads += r.threads;

@@ -17,14 +17,24 @@ pub struct Control<'a> {
     pub on_done: Option<&'a (dyn Fn(usize, Found) + Sync)>,
 }
 
-/// Builds a pool of `threads` workers.
-pub fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+/// Builds a pool of `threads` workers, pinned to cores when `pin` (where the OS allows).
+pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
         return Err(Error::ZeroThreads);
     }
+    let cores = if pin {
+        core_affinity::get_core_ids().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("nqueens-{i}"))
+        .start_handler(move |i| {
+            if !cores.is_empty() {
+                core_affinity::set_for_current(cores[i % cores.len()]);
+            }
+        })
         .build()
         .map_err(|e| Error::Conflict(format!("cannot start {threads} threads: {e}")))
 }

@@ -42,6 +42,9 @@ pub struct CountRecord {
     pub nodes: String,
     /// Search nodes per second.
     pub nodes_per_s: f64,
+    /// The largest subtask's share of the nodes.
+    #[serde(default)]
+    pub largest_subtask_share: f64,
     /// Whether every subtask of the run (or shard) is counted.
     pub complete: bool,
     /// The shard, when sharded.
@@ -74,6 +77,7 @@ impl CountRecord {
             } else {
                 0.0
             },
+            largest_subtask_share: c.largest_subtask_share,
             complete: true,
             shard: None,
             version: env!("CARGO_PKG_VERSION").into(),
@@ -118,7 +122,7 @@ pub fn stats_line(c: &Counts) -> String {
         0.0
     };
     format!(
-        "n={} elapsed={:.3}s engine={} kernel={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e}",
+        "n={} elapsed={:.3}s engine={} kernel={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}%",
         c.n,
         secs,
         c.engine.name(),
@@ -127,6 +131,7 @@ pub fn stats_line(c: &Counts) -> String {
         c.subtasks,
         c.split_depth,
         c.nodes,
-        rate
+        rate,
+        100.0 * c.largest_subtask_share
     )
 }

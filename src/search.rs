@@ -18,6 +18,9 @@ pub struct Found {
     pub unique: u128,
     /// Queens placed by the search.
     pub nodes: u128,
+    /// The most nodes any one subtask took (a maximum, not a sum).
+    #[serde(default)]
+    pub max_subtask_nodes: u128,
 }
 
 impl AddAssign for Found {
@@ -25,6 +28,7 @@ impl AddAssign for Found {
         self.total += other.total;
         self.unique += other.unique;
         self.nodes += other.nodes;
+        self.max_subtask_nodes = self.max_subtask_nodes.max(other.max_subtask_nodes);
     }
 }
 
@@ -96,6 +100,7 @@ fn found(total: u64, unique: u64, nodes: u64) -> Found {
         total: total as u128,
         unique: unique as u128,
         nodes: nodes as u128,
+        max_subtask_nodes: nodes as u128,
     }
 }
 

@@ -339,9 +339,16 @@ fn sigterm_stops_even_inside_huge_subtasks() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
-    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    assert!(sent.elapsed() < Duration::from_secs(2), "took {:?}", sent.elapsed());
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        sent.elapsed()
+    );
     assert!(out.stdout.is_empty());
 }

@@ -12,6 +12,7 @@ fn opts(engine: EngineChoice, threads: usize) -> CountOptions {
         kernel: KernelChoice::Scalar,
         unique: true,
         split_depth: None,
+        pin: false,
     }
 }
 

@@ -8,3 +8,4 @@ mod engines;
 mod listing;
 mod naive;
 mod oeis;
+mod scaling;

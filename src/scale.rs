@@ -1,0 +1,324 @@
+//! Core-scaling measurement of `count N`, and its exporters (pure functions of the results).
+
+use crate::count::{count, CountOptions};
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+
+/// Facts about the machine a measurement ran on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Logical CPUs.
+    pub logical_cpus: usize,
+    /// Physical cores.
+    pub physical_cores: usize,
+    /// CPU model name, when the OS tells it.
+    pub cpu_model: Option<String>,
+    /// Kernel release, when the OS tells it.
+    pub kernel: Option<String>,
+    /// Operating system and architecture.
+    pub os: String,
+}
+
+impl Machine {
+    /// Reads the facts of this machine.
+    pub fn current() -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string());
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .ok()
+            .map(|s| s.trim().to_string());
+        Machine {
+            logical_cpus: num_cpus::get(),
+            physical_cores: num_cpus::get_physical(),
+            cpu_model,
+            kernel,
+            os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        }
+    }
+}
+
+/// One thread count's timings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScaleRow {
+    /// Worker threads.
+    pub threads: usize,
+    /// Timed runs.
+    pub runs: usize,
+    /// Median wall-clock seconds.
+    pub median_s: f64,
+    /// Fastest run.
+    pub min_s: f64,
+    /// Slowest run.
+    pub max_s: f64,
+    /// 1-thread median / this median (first row's median when 1 thread was not measured).
+    pub speedup: f64,
+    /// Speedup / threads.
+    pub efficiency: f64,
+}
+
+/// A whole measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScaleReport {
+    /// JSON schema version.
+    pub schema_version: u32,
+    /// Board side.
+    pub n: usize,
+    /// The count every run agreed on.
+    pub total: String,
+    /// Engine that ran.
+    pub engine: String,
+    /// Kernel that ran.
+    pub kernel: String,
+    /// Subtasks per run.
+    pub subtasks: usize,
+    /// Whether worker threads were pinned to cores.
+    pub pinned: bool,
+    /// Program version.
+    pub version: String,
+    /// Where it ran.
+    pub machine: Machine,
+    /// One row per thread count.
+    pub rows: Vec<ScaleRow>,
+}
+
+/// The default thread list: 1, 2, 4, ... and all logical CPUs.
+///
+/// ```
+/// assert_eq!(nqueens::scale::default_threads(6), vec![1, 2, 4, 6]);
+/// assert_eq!(nqueens::scale::default_threads(1), vec![1]);
+/// ```
+pub fn default_threads(cpus: usize) -> Vec<usize> {
+    let mut list: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t < cpus)
+        .collect();
+    list.push(cpus.max(1));
+    list
+}
+
+/// Summarises timings (seconds per run, per thread count) into rows.
+///
+/// ```
+/// let rows = nqueens::scale::rows(&[(1, vec![4.0, 3.0, 5.0]), (2, vec![2.0, 2.5, 1.5])]);
+/// assert_eq!(rows[1].median_s, 2.0);
+/// assert_eq!(rows[1].speedup, 2.0);
+/// assert_eq!(rows[1].efficiency, 1.0);
+/// ```
+pub fn rows(samples: &[(usize, Vec<f64>)]) -> Vec<ScaleRow> {
+    let medians: Vec<f64> = samples.iter().map(|(_, t)| median(t)).collect();
+    let base = samples
+        .iter()
+        .position(|(t, _)| *t == 1)
+        .map_or(medians.first().copied().unwrap_or(0.0), |i| medians[i]);
+    samples
+        .iter()
+        .zip(&medians)
+        .map(|((threads, times), &med)| {
+            let speedup = if med > 0.0 { base / med } else { 0.0 };
+            ScaleRow {
+                threads: *threads,
+                runs: times.len(),
+                median_s: med,
+                min_s: times.iter().copied().fold(f64::INFINITY, f64::min),
+                max_s: times.iter().copied().fold(0.0, f64::max),
+                speedup,
+                efficiency: speedup / *threads as f64,
+            }
+        })
+        .collect()
+}
+
+fn median(times: &[f64]) -> f64 {
+    let mut t = times.to_vec();
+    t.sort_by(f64::total_cmp);
+    match t.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => t[len / 2],
+        len => (t[len / 2 - 1] + t[len / 2]) / 2.0,
+    }
+}
+
+/// Runs `count n` `repeat` times for each thread count and checks that every run agrees.
+/// `on_run(threads, run, seconds)` is called after each run (for progress on stderr).
+pub fn measure(
+    n: usize,
+    opts: &CountOptions,
+    threads: &[usize],
+    repeat: usize,
+    mut on_run: impl FnMut(usize, usize, f64),
+) -> Result<ScaleReport, Error> {
+    if threads.is_empty() || threads.contains(&0) {
+        return Err(Error::ZeroThreads);
+    }
+    if repeat == 0 {
+        return Err(Error::Conflict("--repeat must be at least 1".into()));
+    }
+    let mut samples = Vec::new();
+    let mut first: Option<crate::Counts> = None;
+    for &t in threads {
+        let run_opts = CountOptions {
+            threads: Some(t),
+            ..opts.clone()
+        };
+        let mut times = Vec::new();
+        for run in 0..repeat {
+            let c = count(n, &run_opts)?;
+            if let Some(f) = &first {
+                if (f.total, f.unique) != (c.total, c.unique) {
+                    return Err(Error::Mismatch(format!(
+                        "{t} threads counted {} where {} threads counted {}",
+                        c.total, f.threads, f.total
+                    )));
+                }
+            }
+            let secs = c.elapsed.as_secs_f64();
+            on_run(t, run + 1, secs);
+            times.push(secs);
+            first.get_or_insert(c);
+        }
+        samples.push((t, times));
+    }
+    let first = first.expect("at least one run");
+    Ok(ScaleReport {
+        schema_version: 1,
+        n,
+        total: first.total.to_string(),
+        engine: first.engine.name().into(),
+        kernel: first.kernel.name().into(),
+        subtasks: first.subtasks,
+        pinned: opts.pin,
+        version: env!("CARGO_PKG_VERSION").into(),
+        machine: Machine::current(),
+        rows: rows(&samples),
+    })
+}
+
+/// CSV with a header line.
+///
+/// ```
+/// let rows = nqueens::scale::rows(&[(1, vec![2.0]), (2, vec![1.0])]);
+/// assert_eq!(
+///     nqueens::scale::to_csv(&rows),
+///     "threads,runs,median_s,min_s,max_s,speedup,efficiency\n\
+///      1,1,2.000000,2.000000,2.000000,1.000,1.000\n\
+///      2,1,1.000000,1.000000,1.000000,2.000,1.000\n"
+/// );
+/// ```
+pub fn to_csv(rows: &[ScaleRow]) -> String {
+    let mut out = String::from("threads,runs,median_s,min_s,max_s,speedup,efficiency\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{:.6},{:.6},{:.6},{:.3},{:.3}\n",
+            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
+        ));
+    }
+    out
+}
+
+/// A GitHub-flavoured markdown table.
+pub fn to_markdown(rows: &[ScaleRow]) -> String {
+    let mut out = String::from(
+        "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
+         |--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} |\n",
+            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
+        ));
+    }
+    out
+}
+
+/// An aligned plain-text table for people.
+pub fn to_table(rows: &[ScaleRow]) -> String {
+    let mut out = format!(
+        "{:>7} {:>4} {:>10} {:>10} {:>10} {:>8} {:>10}\n",
+        "threads", "runs", "median_s", "min_s", "max_s", "speedup", "efficiency"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{:>7} {:>4} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>10.2}\n",
+            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
+        ));
+    }
+    out
+}
+
+/// The whole report as one line of JSON (with a trailing newline).
+pub fn to_json(report: &ScaleReport) -> String {
+    serde_json::to_string(report).expect("reports always serialise") + "\n"
+}
+
+/// Draws speedup against threads, with the ideal line, as an SVG document.
+pub fn plot_svg(report: &ScaleReport) -> Result<String, Error> {
+    use plotters::prelude::*;
+    let mut svg = String::new();
+    let max_threads = report
+        .rows
+        .iter()
+        .map(|r| r.threads)
+        .max()
+        .unwrap_or(1)
+        .max(2) as f64;
+    let max_speedup = report
+        .rows
+        .iter()
+        .map(|r| r.speedup)
+        .fold(max_threads, f64::max);
+    let fail = |e: &dyn std::fmt::Display| Error::Conflict(format!("cannot draw the plot: {e}"));
+    {
+        let root = SVGBackend::with_string(&mut svg, (640, 480)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(&e))?;
+        let title = format!(
+            "nqueens count {} ({}, {} kernel)",
+            report.n, report.engine, report.kernel
+        );
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0.0..max_threads * 1.05, 0.0..max_speedup * 1.05)
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("threads")
+            .y_desc("speedup")
+            .draw()
+            .map_err(|e| fail(&e))?;
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, 0.0), (max_threads, max_threads)],
+                BLACK.mix(0.4).stroke_width(1),
+            ))
+            .map_err(|e| fail(&e))?
+            .label("ideal")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.4)));
+        let points: Vec<(f64, f64)> = report
+            .rows
+            .iter()
+            .map(|r| (r.threads as f64, r.speedup))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points.clone(), BLUE.stroke_width(2)))
+            .map_err(|e| fail(&e))?
+            .label("measured")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| fail(&e))?;
+        root.present().map_err(|e| fail(&e))?;
+    }
+    Ok(svg)
+}
