@@ -93,6 +93,35 @@ impl RowMasks {
         }
     }
 
+    /// Pins a queen on (`row`, `col`): that row may only use `col`, and every other row loses
+    /// the column and the two diagonals through the square.
+    ///
+    /// ```
+    /// use nqueens::board::RowMasks;
+    /// let mut m = RowMasks::unconstrained(5);
+    /// m.pin(5, 4, 2);
+    /// assert_eq!(m.allowed[4], 0b00100);
+    /// assert_eq!(m.allowed[3], 0b10001);
+    /// assert_eq!(m.allowed[0], 0b11011);
+    /// ```
+    pub fn pin(&mut self, n: usize, row: usize, col: usize) {
+        for r in 0..n {
+            if r == row {
+                self.allowed[r] &= 1 << col;
+                continue;
+            }
+            let d = r.abs_diff(row);
+            let mut attacked = 1u64 << col;
+            if col >= d {
+                attacked |= 1 << (col - d);
+            }
+            if col + d < n {
+                attacked |= 1 << (col + d);
+            }
+            self.allowed[r] &= !attacked;
+        }
+    }
+
     /// Whether some row has required columns (the kernel skips the check otherwise).
     pub fn has_must(&self) -> bool {
         self.must_row < MAX_N

@@ -17,8 +17,8 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 
-/// Nodes each subtask in the window may visit per round (about a millisecond of search).
-const NODE_BUDGET: u64 = 1 << 18;
+/// Backtracks each subtask in the window may make per round (about a millisecond of search).
+const NODE_BUDGET: u64 = 1 << 17;
 /// Bytes of output a subtask may hold before it waits for its turn to be written.
 const BUFFER_CAP: usize = 1 << 18;
 

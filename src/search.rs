@@ -54,8 +54,19 @@ pub fn run_subtask(
     stop: &AtomicBool,
 ) -> Option<Found> {
     let n = plan.n();
-    let Kernel::Scalar = kernel;
-    match plan.frames()[plan.subtask(id).frame as usize].rule {
+    let rule = plan.frames()[plan.subtask(id).frame as usize].rule;
+    let weight = match rule {
+        LeafRule::Weight(w) if !unique => Some((w as u64, 0)),
+        LeafRule::Orbit8 => Some((8, 1)),
+        _ => None,
+    };
+    if let (Kernel::Avx512, Some((w, u))) = (kernel, weight) {
+        if let Some(result) = count_vectorised(plan, id, stop) {
+            let (solutions, nodes) = result?;
+            return Some(found(solutions * w, solutions * u, nodes));
+        }
+    }
+    match rule {
         LeafRule::Weight(w) if unique => {
             let mut leaf = CanonicalTally::default();
             let nodes = search_subtask(plan, id, &mut leaf, stop)?;
@@ -66,7 +77,7 @@ pub fn run_subtask(
             let nodes = search_subtask(plan, id, &mut leaf, stop)?;
             Some(found(leaf.0 * w as u64, 0, nodes))
         }
-        LeafRule::Corner => {
+        LeafRule::Orbit8 => {
             let mut leaf = Tally::default();
             let nodes = search_subtask(plan, id, &mut leaf, stop)?;
             Some(found(leaf.0 * 8, leaf.0, nodes))
@@ -82,6 +93,13 @@ pub fn run_subtask(
             ))
         }
     }
+}
+
+/// Counts subtask `id` with a vector kernel: `None` when it does not apply to the subtask,
+/// `Some(None)` when stopped.
+fn count_vectorised(plan: &Plan, id: usize, stop: &AtomicBool) -> Option<Option<(u64, u64)>> {
+    let (frame, attacks, _) = plan.start(id);
+    crate::kernel::count_avx512(plan.n(), &frame.masks, plan.depth(), attacks, stop)
 }
 
 /// Runs the kernel over subtask `id`, with the required-column check only where needed.
@@ -237,7 +255,7 @@ pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
         fn solution(&mut self, rows: &[u64]) {
             let weight = match (self.rule, self.side) {
                 (LeafRule::Weight(w), _) => Some(w),
-                (LeafRule::Corner, _) => Some(8),
+                (LeafRule::Orbit8, _) => Some(8),
                 (LeafRule::Side { .. }, Some(side)) => side.weight(rows),
                 (LeafRule::Side { .. }, None) => unreachable!("side frames carry their rule"),
             };

@@ -133,9 +133,9 @@ impl Cursor {
         self.exhausted
     }
 
-    /// Advances to the next solution, visiting at most `budget` nodes; returns the one-hot
+    /// Advances to the next solution, backtracking at most `budget` times; returns the one-hot
     /// rows of the solution, or `None` when the budget ran out or the search is over
-    /// (see [`Cursor::is_exhausted`]). `budget` is decreased by the nodes visited.
+    /// (see [`Cursor::is_exhausted`]). `budget` is decreased by the backtracks made.
     pub fn next_within(&mut self, budget: &mut u64) -> Option<&[u64]> {
         if self.exhausted {
             return None;
@@ -147,28 +147,41 @@ impl Cursor {
             return Some(&self.rows[..n]);
         }
         let last = n - 1;
+        if self.start == last {
+            // one row to fill: each free square is a solution
+            let f = self.free[last];
+            if f == 0 {
+                self.exhausted = true;
+                return None;
+            }
+            let bit = f & f.wrapping_neg();
+            self.free[last] = f ^ bit;
+            self.rows[last] = bit;
+            return Some(&self.rows[..n]);
+        }
+        // `row` lives in a register; the budget is spent per backtrack, which keeps the
+        // check off the path that places queens
+        let mut row = self.row;
         loop {
-            let row = self.row;
             let f = self.free[row];
             if f == 0 {
                 if row == self.start {
                     self.exhausted = true;
+                    self.row = row;
                     return None;
                 }
-                self.row -= 1;
+                row -= 1;
+                if *budget == 0 {
+                    self.row = row;
+                    return None;
+                }
+                *budget -= 1;
                 continue;
             }
-            if *budget == 0 {
-                return None;
-            }
-            *budget -= 1;
             // lowest set bit first: the leftmost column, hence lexicographic order
             let bit = f & f.wrapping_neg();
             self.free[row] = f ^ bit;
             self.rows[row] = bit;
-            if row == last {
-                return Some(&self.rows[..n]);
-            }
             let below = self.seen[row].place(bit);
             let next = row + 1;
             let next_free = self.masks.free(next, below);
@@ -176,10 +189,11 @@ impl Cursor {
                 // one column is left for the last row: check it here instead of descending
                 if next_free != 0 {
                     self.rows[last] = next_free;
+                    self.row = row;
                     return Some(&self.rows[..n]);
                 }
             } else if next_free != 0 {
-                self.row = next;
+                row = next;
                 self.free[next] = next_free;
                 self.seen[next] = below;
             }

@@ -64,8 +64,9 @@ pub const D4_MIN_N: usize = 4;
 pub enum LeafRule {
     /// Each solution stands for `weight` solutions (mirror halving: 2 or 1; plain: 1).
     Weight(u8),
-    /// Full symmetry, queen in the corner: each solution is one class of 8.
-    Corner,
+    /// Full symmetry, no symmetric image in the frame: each solution is one class of 8
+    /// (corner frames, and side frames without an edge queen `b1` from a corner).
+    Orbit8,
     /// Full symmetry, first-row queen `b1` columns from the corner with no queen nearer to a
     /// corner on any edge: boards that tie with an image are classified at the leaf.
     Side {
@@ -321,7 +322,8 @@ fn prefix_frame(n: usize, prefix: &[usize]) -> Result<Frame, Error> {
 ///   edge queen is at least `b1` from its corners, so side columns are closed in the first and
 ///   last `b1` rows (both must be filled by row `n-1-b1`) and the bottom queen sits in columns
 ///   `b1..=n-1-b1`. Boards with another edge queen exactly `b1` from a corner may meet an image
-///   inside the same frame: the leaf keeps the smallest and weighs it by its orbit.
+///   inside the same frame: six small frames pin that queen, and their leaves keep the smallest
+///   image and weigh it by its orbit; the seventh frame has no ties and counts each board as 8.
 fn d4_frames(n: usize) -> Vec<Frame> {
     let mut frames = Vec::new();
     for b1 in 2..=n - 2 {
@@ -333,24 +335,55 @@ fn d4_frames(n: usize) -> Vec<Frame> {
         }
         frames.push(Frame {
             masks,
-            rule: LeafRule::Corner,
+            rule: LeafRule::Orbit8,
         });
     }
     let sides = 1 | 1 << (n - 1);
+    let last = n - 1;
     let mut b1 = 1;
-    while b1 < n - 1 - b1 {
-        let b2 = n - 1 - b1;
-        let mut masks = RowMasks::unconstrained(n);
-        masks.allowed[0] = 1 << b1;
+    while b1 < last - b1 {
+        let b2 = last - b1;
+        let mut base = RowMasks::unconstrained(n);
+        base.allowed[0] = 1 << b1;
         for row in (1..b1).chain(b2 + 1..n) {
-            masks.allowed[row] &= !sides;
+            base.allowed[row] &= !sides;
         }
-        masks.must_row = b2;
-        masks.must = sides;
-        masks.allowed[n - 1] &= full_mask(b2 + 1) & !full_mask(b1);
+        base.must_row = b2;
+        base.must = sides;
+        base.allowed[last] &= full_mask(b2 + 1) & !full_mask(b1);
+        // Ties: another edge queen exactly b1 from a corner. Each case pins that queen, which
+        // prunes its column and diagonals on every row, so these frames are small.
+        let tie = |no_sides: &[usize], pin_row: usize, pin_col: usize| {
+            let mut masks = base.clone();
+            for &row in no_sides {
+                masks.allowed[row] &= !sides;
+            }
+            masks.pin(n, pin_row, pin_col);
+            Frame {
+                masks,
+                rule: LeafRule::Side { b1: b1 as u8 },
+            }
+        };
+        frames.extend([
+            tie(&[], b1, 0),
+            tie(&[], b1, last),
+            tie(&[b1], b2, 0),
+            tie(&[b1], b2, last),
+            tie(&[b1, b2], last, b1),
+            tie(&[b1, b2], last, b2),
+        ]);
+        // No tie: side queens strictly between rows b1 and b2, the bottom queen strictly
+        // between columns b1 and b2; every image lies outside the frame.
+        let mut free = base;
+        free.allowed[b1] &= !sides;
+        free.allowed[b2] &= !sides;
+        free.allowed[last] &= !(1 << b1 | 1 << b2);
+        if b2 - 1 > b1 {
+            free.must_row = b2 - 1;
+        }
         frames.push(Frame {
-            masks,
-            rule: LeafRule::Side { b1: b1 as u8 },
+            masks: free,
+            rule: LeafRule::Orbit8,
         });
         b1 += 1;
     }

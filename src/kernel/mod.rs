@@ -1,8 +1,12 @@
 //! Leaf search kernels and the choice between them.
 
 pub mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub mod simd;
 
+use crate::board::{Attacks, RowMasks};
 use crate::error::Error;
+use std::sync::atomic::AtomicBool;
 
 /// What the search does with each complete board it finds.
 pub trait Leaf {
@@ -41,6 +45,8 @@ pub enum KernelChoice {
 pub enum Kernel {
     /// The portable scalar search.
     Scalar,
+    /// 16-lane AVX-512 batched search (counting frames; the others run scalar).
+    Avx512,
 }
 
 impl Kernel {
@@ -52,17 +58,58 @@ impl Kernel {
     /// ```
     pub fn resolve(choice: KernelChoice) -> Result<Kernel, Error> {
         match choice {
-            KernelChoice::Auto | KernelChoice::Scalar => Ok(Kernel::Scalar),
-            KernelChoice::Simd => Err(Error::KernelUnavailable(
-                "no vector kernel is available in this build; use --kernel scalar or auto".into(),
-            )),
+            KernelChoice::Scalar => Ok(Kernel::Scalar),
+            KernelChoice::Auto => Ok(Kernel::best_vector().unwrap_or(Kernel::Scalar)),
+            KernelChoice::Simd => Kernel::best_vector().ok_or_else(|| {
+                Error::KernelUnavailable(
+                    "--kernel simd: this CPU has no AVX-512F; use --kernel scalar or auto".into(),
+                )
+            }),
         }
+    }
+
+    /// The best vector kernel this CPU runs, if any.
+    pub fn best_vector() -> Option<Kernel> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            return Some(Kernel::Avx512);
+        }
+        None
+    }
+
+    /// Every kernel this machine can run, scalar first (what the tests iterate over).
+    pub fn available() -> Vec<Kernel> {
+        std::iter::once(Kernel::Scalar)
+            .chain(Kernel::best_vector())
+            .collect()
     }
 
     /// The name reported in JSON and `--stats`.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Scalar => "scalar",
+            Kernel::Avx512 => "avx512",
         }
     }
+}
+
+/// Counts the completions of a board whose rows `0..start_row` are placed with the AVX-512
+/// kernel: `(solutions, nodes)`, `Some(None)` when `stop` was set, and `None` when the kernel
+/// cannot run (no AVX-512F on this CPU, not x86-64, or a board it does not handle).
+pub fn count_avx512(
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    stop: &AtomicBool,
+) -> Option<Option<(u64, u64)>> {
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::best_vector() == Some(Kernel::Avx512) && simd::applies(n, masks, start_row) {
+        // SAFETY: the CPU was just found to have AVX-512F and popcnt, and `applies` holds.
+        return Some(unsafe { simd::count_avx512(n, masks, start_row, attacks, stop) });
+    }
+    let _ = (n, masks, start_row, attacks, stop);
+    None
 }

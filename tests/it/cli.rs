@@ -47,7 +47,10 @@ fn count_json_has_the_contract_fields() {
     assert_eq!(v["unique"], "92");
     assert_eq!(v["threads"], 2);
     assert_eq!(v["engine"], "d4");
-    assert_eq!(v["kernel"], "scalar");
+    let best = nqueens::kernel::Kernel::resolve(nqueens::KernelChoice::Auto).unwrap();
+    assert_eq!(v["kernel"], best.name());
+    let (_, scalar, _) = run(&["count", "10", "--json", "--kernel", "scalar"]);
+    assert!(scalar.contains("\"kernel\":\"scalar\""));
     assert_eq!(v["complete"], true);
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     assert!(v["elapsed_s"].is_number());
@@ -72,6 +75,27 @@ fn count_prefix_and_engines_agree() {
 }
 
 #[test]
+fn kernels_tested() {
+    // `cargo test kernels_tested -- --nocapture` (run by .ci/run) names the kernels this
+    // machine runs, which every kernel-aware test iterates over
+    let names: Vec<&str> = nqueens::kernel::Kernel::available()
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    println!("kernels tested on this machine: {}", names.join(", "));
+    assert_eq!(names[0], "scalar");
+    let (code, _, err) = run(&["count", "8", "--kernel", "simd"]);
+    if names.len() > 1 {
+        assert_eq!(code, 0);
+    } else {
+        assert_eq!(
+            code, 2,
+            "--kernel simd without a vector kernel is a usage error: {err}"
+        );
+    }
+}
+
+#[test]
 fn threads_come_from_the_environment() {
     let out = nqueens()
         .args(["count", "9", "--json"])
@@ -89,7 +113,7 @@ fn stats_go_to_stderr() {
     for word in [
         "elapsed",
         "engine=d4",
-        "kernel=scalar",
+        "kernel=",
         "threads",
         "subtasks",
         "nodes",

@@ -5,6 +5,20 @@ use crate::oeis::known;
 use nqueens::split::{EngineChoice, Plan};
 use nqueens::{count, count_completions, CountOptions, KernelChoice};
 
+/// Every kernel this machine runs, named on stderr so a run shows which were tested.
+pub fn kernels(test: &str) -> Vec<KernelChoice> {
+    let available = nqueens::kernel::Kernel::available();
+    let names: Vec<&str> = available.iter().map(|k| k.name()).collect();
+    eprintln!("{test}: kernels tested: {}", names.join(", "));
+    available
+        .into_iter()
+        .map(|k| match k {
+            nqueens::kernel::Kernel::Scalar => KernelChoice::Scalar,
+            _ => KernelChoice::Simd,
+        })
+        .collect()
+}
+
 fn opts(engine: EngineChoice, threads: usize) -> CountOptions {
     CountOptions {
         threads: Some(threads),
@@ -17,13 +31,49 @@ fn opts(engine: EngineChoice, threads: usize) -> CountOptions {
 }
 
 #[test]
-fn a000170_and_a002562_with_every_engine() {
-    for engine in [EngineChoice::Auto, EngineChoice::Mirror, EngineChoice::D4] {
-        for n in 1..=15 {
-            let c = count(n, &opts(engine, 2)).unwrap();
-            let (total, unique) = known(n);
-            assert_eq!(c.total, total, "total n={n} {engine:?}");
-            assert_eq!(c.unique, Some(unique), "unique n={n} {engine:?}");
+fn a000170_and_a002562_with_every_engine_and_kernel() {
+    for kernel in kernels("tables") {
+        for engine in [EngineChoice::Auto, EngineChoice::Mirror, EngineChoice::D4] {
+            for n in 1..=15 {
+                for unique in [false, true] {
+                    let o = CountOptions {
+                        kernel,
+                        unique,
+                        ..opts(engine, 2)
+                    };
+                    let c = count(n, &o).unwrap();
+                    let (total, classes) = known(n);
+                    assert_eq!(c.total, total, "total n={n} {engine:?} {kernel:?}");
+                    assert_eq!(
+                        c.unique,
+                        unique.then_some(classes),
+                        "unique n={n} {engine:?} {kernel:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn kernels_agree_on_every_subtask_and_its_nodes() {
+    use nqueens::search::run_subtask;
+    use std::sync::atomic::AtomicBool;
+    let stop = AtomicBool::new(false);
+    let available = nqueens::kernel::Kernel::available();
+    for engine in [EngineChoice::Mirror, EngineChoice::D4] {
+        for n in [5, 9, 13] {
+            let plan = Plan::new(n, engine, None, Some(2)).unwrap();
+            for id in 0..plan.len() {
+                let results: Vec<_> = available
+                    .iter()
+                    .map(|&k| run_subtask(&plan, id, false, k, &stop).unwrap())
+                    .collect();
+                assert!(
+                    results.windows(2).all(|w| w[0] == w[1]),
+                    "n={n} id={id} {results:?}"
+                );
+            }
         }
     }
 }
@@ -121,14 +171,19 @@ fn subtask_ranges_sum_to_the_whole_however_cut() {
 
 #[test]
 fn prefix_completions_match_the_naive_solver() {
-    let o = opts(EngineChoice::Auto, 2);
-    for n in 4..=9 {
-        for a in 0..n {
-            for b in 0..n {
-                let expected = naive::solutions_from(n, &[a, b]).len() as u128;
-                match count_completions(n, &[a, b], &o) {
-                    Ok(c) => assert_eq!(c.total, expected, "n={n} prefix={a},{b}"),
-                    Err(_) => assert!(a.abs_diff(b) <= 1, "only attacking prefixes fail"),
+    for kernel in kernels("prefixes") {
+        let o = CountOptions {
+            kernel,
+            ..opts(EngineChoice::Auto, 2)
+        };
+        for n in 4..=9 {
+            for a in 0..n {
+                for b in 0..n {
+                    let expected = naive::solutions_from(n, &[a, b]).len() as u128;
+                    match count_completions(n, &[a, b], &o) {
+                        Ok(c) => assert_eq!(c.total, expected, "n={n} prefix={a},{b}"),
+                        Err(_) => assert!(a.abs_diff(b) <= 1, "only attacking prefixes fail"),
+                    }
                 }
             }
         }
@@ -137,7 +192,15 @@ fn prefix_completions_match_the_naive_solver() {
 
 #[test]
 fn n32_completions_use_the_top_bits_of_the_masks() {
-    let o = opts(EngineChoice::Auto, 2);
+    for kernel in kernels("n32") {
+        n32_completions_with(CountOptions {
+            kernel,
+            ..opts(EngineChoice::Auto, 2)
+        });
+    }
+}
+
+fn n32_completions_with(o: CountOptions) {
     for n in 4..=32 {
         assert!(naive::is_solution(&naive::explicit_solution(n)), "n={n}");
     }

@@ -1,0 +1,216 @@
+//! Lane-parallel counting: a batched depth-first search that expands 16 (AVX-512) or 8 (AVX2)
+//! nodes of one row in lock-step.
+//!
+//! Every row has a buffer of pending nodes (struct of arrays: columns, both diagonals, and the
+//! squares still to try). A step takes up to a vector of nodes from the deepest row that has a
+//! full vector (or else from the deepest non-empty row); each lane takes its lowest free square;
+//! the lanes that still have squares go back to their row, and the children that have a free
+//! square are appended to the next row with a compress-store. The last two rows are not stored:
+//! two columns are left at row n-2, so a lane's solutions are counted with two mask tests.
+//! Masks are trimmed to the board every row, so 32-bit lanes hold any board up to 32 columns.
+//!
+//! Only counting frames run here (no board is kept); frames that classify boards at the leaf
+//! use the scalar kernel.
+
+use crate::board::{Attacks, RowMasks, MAX_N};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Room per row: a row is only expanded when the row below holds less than a vector, so no
+/// row holds two vectors.
+const CAP: usize = 64;
+
+/// Pending nodes of every row, as a struct of arrays.
+struct Buffers {
+    cols: [[u32; CAP]; MAX_N],
+    right: [[u32; CAP]; MAX_N],
+    left: [[u32; CAP]; MAX_N],
+    free: [[u32; CAP]; MAX_N],
+    len: [usize; MAX_N],
+}
+
+/// Nodes between two looks at the stop flag.
+const STOP_CHECK_STEPS: u64 = 1 << 12;
+
+/// Whether the subtask can run here: at least three rows left and no required-column check
+/// on the last two rows (they are counted without one).
+pub fn applies(n: usize, masks: &RowMasks, start_row: usize) -> bool {
+    n <= 32 && start_row + 3 <= n && (!masks.has_must() || masks.must_row + 2 < n)
+}
+
+/// (solutions, nodes) of the completions of a board whose rows `0..start_row` are placed,
+/// or `None` when stopped.
+///
+/// # Safety
+/// The CPU must support AVX-512F, and [`applies`] must hold.
+#[target_feature(enable = "avx512f,popcnt")]
+pub unsafe fn count_avx512(
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    stop: &AtomicBool,
+) -> Option<(u64, u64)> {
+    BUFFERS.with_borrow_mut(|buf| {
+        buf.len = [0; MAX_N];
+        run_avx512(buf, n, masks, start_row, attacks, stop)
+    })
+}
+
+thread_local! {
+    /// One set of row buffers per worker thread, reused by every subtask it counts.
+    static BUFFERS: std::cell::RefCell<Box<Buffers>> = std::cell::RefCell::new(Box::new(Buffers {
+        cols: [[0; CAP]; MAX_N],
+        right: [[0; CAP]; MAX_N],
+        left: [[0; CAP]; MAX_N],
+        free: [[0; CAP]; MAX_N],
+        len: [0; MAX_N],
+    }));
+}
+
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn run_avx512(
+    buf: &mut Buffers,
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    stop: &AtomicBool,
+) -> Option<(u64, u64)> {
+    use std::arch::x86_64::*;
+    const LANES: usize = 16;
+    let full = crate::board::full_mask(n) as u32;
+    let last = n - 1;
+    let root_free = masks.free(start_row, attacks) as u32;
+    if root_free == 0 {
+        return Some((0, 0));
+    }
+    buf.cols[start_row][0] = attacks.cols as u32;
+    buf.right[start_row][0] = (attacks.right_down & full as u64) as u32;
+    buf.left[start_row][0] = attacks.left_down as u32;
+    buf.free[start_row][0] = root_free;
+    buf.len[start_row] = 1;
+    // bit r set: row r has pending nodes / at least a vector of them
+    let mut pending: u32 = 1 << start_row;
+    let mut full_rows: u32 = 0;
+    let (mut solutions, mut nodes, mut steps) = (0u64, 0u64, 0u64);
+    let zero = _mm512_setzero_si512();
+    let board = _mm512_set1_epi32(full as i32);
+    let last_allowed = _mm512_set1_epi32(masks.allowed[last] as u32 as i32);
+    while pending != 0 {
+        steps += 1;
+        if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        // the deepest row with a full vector; else the shallowest, whose children fill the
+        // rows below (a row below a full one never grows, so no row reaches two vectors)
+        let row = if full_rows != 0 {
+            31 - full_rows.leading_zeros() as usize
+        } else {
+            pending.trailing_zeros() as usize
+        };
+        let len = buf.len[row];
+        let take = len.min(LANES);
+        let base = len - take;
+        let lanes: __mmask16 = ((1u32 << take) - 1) as __mmask16;
+        // SAFETY (all loads and stores below): `base + take <= len <= CAP`, and masked
+        // loads/stores touch only the lanes of `lanes`/`keep`/`push`, all within the row arrays.
+        let c = _mm512_maskz_loadu_epi32(lanes, buf.cols[row].as_ptr().add(base) as *const i32);
+        let r = _mm512_maskz_loadu_epi32(lanes, buf.right[row].as_ptr().add(base) as *const i32);
+        let l = _mm512_maskz_loadu_epi32(lanes, buf.left[row].as_ptr().add(base) as *const i32);
+        let f = _mm512_maskz_loadu_epi32(lanes, buf.free[row].as_ptr().add(base) as *const i32);
+        nodes += take as u64;
+        // each lane takes its lowest free square (x & -x)
+        let bit = _mm512_and_si512(f, _mm512_sub_epi32(zero, f));
+        let rest = _mm512_xor_si512(f, bit);
+        let keep = _mm512_mask_cmpneq_epi32_mask(lanes, rest, zero);
+        let mut at = base;
+        _mm512_mask_compressstoreu_epi32(buf.cols[row].as_mut_ptr().add(at) as *mut _, keep, c);
+        _mm512_mask_compressstoreu_epi32(buf.right[row].as_mut_ptr().add(at) as *mut _, keep, r);
+        _mm512_mask_compressstoreu_epi32(buf.left[row].as_mut_ptr().add(at) as *mut _, keep, l);
+        _mm512_mask_compressstoreu_epi32(buf.free[row].as_mut_ptr().add(at) as *mut _, keep, rest);
+        at += keep.count_ones() as usize;
+        buf.len[row] = at;
+        let c2 = _mm512_or_si512(c, bit);
+        let r2 = _mm512_and_si512(_mm512_slli_epi32::<1>(_mm512_or_si512(r, bit)), board);
+        let l2 = _mm512_srli_epi32::<1>(_mm512_or_si512(l, bit));
+        let next = row + 1;
+        let allowed = _mm512_set1_epi32(masks.allowed[next] as u32 as i32);
+        let mut free2 = _mm512_andnot_si512(_mm512_or_si512(c2, _mm512_or_si512(r2, l2)), allowed);
+        if next == masks.must_row {
+            let must = _mm512_set1_epi32(masks.must as u32 as i32);
+            let missing = _mm512_andnot_si512(c2, must);
+            let none = _mm512_cmpeq_epi32_mask(missing, zero);
+            let at_most_one = _mm512_cmpeq_epi32_mask(
+                _mm512_and_si512(missing, _mm512_sub_epi32(missing, _mm512_set1_epi32(1))),
+                zero,
+            );
+            // one missing: this row must take it; two or more: the branch is dead
+            free2 = _mm512_mask_and_epi32(free2, at_most_one & !none, free2, missing);
+            free2 = _mm512_maskz_mov_epi32(at_most_one, free2);
+        }
+        if next + 2 == n {
+            // rows n-2 and n-1: two columns u < v are left; try u then v on row n-2
+            let open = _mm512_andnot_si512(c2, board);
+            let u = _mm512_and_si512(open, _mm512_sub_epi32(zero, open));
+            let v = _mm512_xor_si512(open, u);
+            for (here, there) in [(u, v), (v, u)] {
+                let placed =
+                    _mm512_mask_cmpneq_epi32_mask(lanes, _mm512_and_si512(free2, here), zero);
+                let r3 = _mm512_slli_epi32::<1>(_mm512_or_si512(r2, here));
+                let l3 = _mm512_srli_epi32::<1>(_mm512_or_si512(l2, here));
+                let ok = _mm512_andnot_si512(
+                    _mm512_or_si512(r3, l3),
+                    _mm512_and_si512(there, last_allowed),
+                );
+                let solved = _mm512_mask_cmpneq_epi32_mask(placed, ok, zero);
+                nodes += placed.count_ones() as u64;
+                solutions += solved.count_ones() as u64;
+            }
+        } else {
+            let push = _mm512_mask_cmpneq_epi32_mask(lanes, free2, zero);
+            let at = buf.len[next];
+            _mm512_mask_compressstoreu_epi32(
+                buf.cols[next].as_mut_ptr().add(at) as *mut _,
+                push,
+                c2,
+            );
+            _mm512_mask_compressstoreu_epi32(
+                buf.right[next].as_mut_ptr().add(at) as *mut _,
+                push,
+                r2,
+            );
+            _mm512_mask_compressstoreu_epi32(
+                buf.left[next].as_mut_ptr().add(at) as *mut _,
+                push,
+                l2,
+            );
+            _mm512_mask_compressstoreu_epi32(
+                buf.free[next].as_mut_ptr().add(at) as *mut _,
+                push,
+                free2,
+            );
+            let grown = at + push.count_ones() as usize;
+            debug_assert!(grown <= CAP);
+            buf.len[next] = grown;
+            set_row(&mut pending, &mut full_rows, next, grown, LANES);
+        }
+        set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
+    }
+    Some((solutions, nodes))
+}
+
+/// Keeps the row bitmaps in step with a row's length.
+#[inline(always)]
+fn set_row(pending: &mut u32, full_rows: &mut u32, row: usize, len: usize, lanes: usize) {
+    let bit = 1u32 << row;
+    if len > 0 {
+        *pending |= bit;
+    } else {
+        *pending &= !bit;
+    }
+    if len >= lanes {
+        *full_rows |= bit;
+    } else {
+        *full_rows &= !bit;
+    }
+}
