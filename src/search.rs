@@ -54,37 +54,23 @@ pub fn run_subtask(
     stop: &AtomicBool,
 ) -> Option<Found> {
     let n = plan.n();
-    let rule = plan.frames()[plan.subtask(id).frame as usize].rule;
-    let weight = match rule {
-        LeafRule::Weight(w) if !unique => Some((w as u64, 0)),
-        LeafRule::Orbit8 => Some((8, 1)),
-        _ => None,
-    };
-    if let (Kernel::Avx512, Some((w, u))) = (kernel, weight) {
-        if let Some(result) = count_vectorised(plan, id, stop) {
-            let (solutions, nodes) = result?;
-            return Some(found(solutions * w, solutions * u, nodes));
-        }
-    }
-    match rule {
+    match plan.frames()[plan.subtask(id).frame as usize].rule {
         LeafRule::Weight(w) if unique => {
-            let mut leaf = CanonicalTally::default();
-            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, CanonicalTally::default)?;
             Some(found(leaf.all * w as u64, leaf.canonical, nodes))
         }
         LeafRule::Weight(w) => {
-            let mut leaf = Tally::default();
-            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, Tally::default)?;
             Some(found(leaf.0 * w as u64, 0, nodes))
         }
         LeafRule::Orbit8 => {
-            let mut leaf = Tally::default();
-            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, Tally::default)?;
             Some(found(leaf.0 * 8, leaf.0, nodes))
         }
         LeafRule::Side { b1 } => {
-            let mut leaf = SideClassifier::new(n, b1 as usize);
-            let nodes = search_subtask(plan, id, &mut leaf, stop)?;
+            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, || {
+                SideClassifier::new(n, b1 as usize)
+            })?;
             let classes = leaf.by_orbit;
             Some(found(
                 8 * classes[0] + 4 * classes[1] + 2 * classes[2],
@@ -95,15 +81,33 @@ pub fn run_subtask(
     }
 }
 
-/// Counts subtask `id` with a vector kernel: `None` when it does not apply to the subtask,
-/// `Some(None)` when stopped.
-fn count_vectorised(plan: &Plan, id: usize, stop: &AtomicBool) -> Option<Option<(u64, u64)>> {
-    let (frame, attacks, _) = plan.start(id);
-    crate::kernel::count_avx512(plan.n(), &frame.masks, plan.depth(), attacks, stop)
+/// Runs subtask `id` with a leaf from `make`: on the vector kernel when asked and it takes
+/// the subtask, else on the scalar kernel (with the required-column check only where
+/// needed). Returns the leaf and the nodes, or `None` when stopped.
+fn search_subtask<L: Leaf>(
+    plan: &Plan,
+    id: usize,
+    kernel: Kernel,
+    stop: &AtomicBool,
+    make: impl Fn() -> L,
+) -> Option<(L, u64)> {
+    if kernel == Kernel::Avx512 {
+        let (frame, attacks, rows) = plan.start(id);
+        let (n, start, masks) = (plan.n(), plan.depth(), &frame.masks);
+        let mut leaf = make();
+        if let Some(outcome) =
+            crate::kernel::search_avx512(n, masks, start, attacks, &rows, &mut leaf, stop)
+        {
+            return outcome.map(|nodes| (leaf, nodes));
+        }
+    }
+    let mut leaf = make();
+    let nodes = scalar_subtask(plan, id, &mut leaf, stop)?;
+    Some((leaf, nodes))
 }
 
-/// Runs the kernel over subtask `id`, with the required-column check only where needed.
-fn search_subtask<L: Leaf>(plan: &Plan, id: usize, leaf: &mut L, stop: &AtomicBool) -> Option<u64> {
+/// Runs subtask `id` on the scalar kernel, with the required-column check only where needed.
+fn scalar_subtask<L: Leaf>(plan: &Plan, id: usize, leaf: &mut L, stop: &AtomicBool) -> Option<u64> {
     let (frame, attacks, mut rows) = plan.start(id);
     let (n, start, masks) = (plan.n(), plan.depth(), &frame.masks);
     if masks.has_must() {
@@ -277,5 +281,5 @@ pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
         visit,
     };
     let never = AtomicBool::new(false);
-    search_subtask(plan, id, &mut leaf, &never);
+    scalar_subtask(plan, id, &mut leaf, &never);
 }

@@ -14,6 +14,12 @@ pub trait Leaf {
     const NEEDS_BOARD: bool;
     /// Called once per solution with the one-hot column mask of each row's queen.
     fn solution(&mut self, rows: &[u64]);
+    /// Records `k` solutions at once; only called when `NEEDS_BOARD` is false.
+    fn add_solutions(&mut self, k: u64) {
+        for _ in 0..k {
+            self.solution(&[]);
+        }
+    }
 }
 
 /// Counts solutions, ignoring their shape.
@@ -25,6 +31,10 @@ impl Leaf for Tally {
     #[inline(always)]
     fn solution(&mut self, _rows: &[u64]) {
         self.0 += 1;
+    }
+    #[inline(always)]
+    fn add_solutions(&mut self, k: u64) {
+        self.0 += k;
     }
 }
 
@@ -95,21 +105,31 @@ impl Kernel {
     }
 }
 
-/// Counts the completions of a board whose rows `0..start_row` are placed with the AVX-512
-/// kernel: `(solutions, nodes)`, `Some(None)` when `stop` was set, and `None` when the kernel
-/// cannot run (no AVX-512F on this CPU, not x86-64, or a board it does not handle).
-pub fn count_avx512(
+/// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
+/// `prefix`) with the AVX-512 kernel, calling `leaf` as the scalar search does. Returns the
+/// nodes, `Some(None)` when `stop` was set, and `None` when the kernel cannot take this
+/// subtask (no AVX-512F on this CPU, not x86-64, a board it does not handle, or too large to
+/// track): the caller then runs the scalar search.
+pub fn search_avx512<L: Leaf>(
     n: usize,
     masks: &RowMasks,
     start_row: usize,
     attacks: Attacks,
+    prefix: &[u64; crate::board::MAX_N],
+    leaf: &mut L,
     stop: &AtomicBool,
-) -> Option<Option<(u64, u64)>> {
+) -> Option<Option<u64>> {
     #[cfg(target_arch = "x86_64")]
     if Kernel::best_vector() == Some(Kernel::Avx512) && simd::applies(n, masks, start_row) {
+        // `None` on TooLarge: the caller retries with a fresh leaf (this one saw part of it).
         // SAFETY: the CPU was just found to have AVX-512F and popcnt, and `applies` holds.
-        return Some(unsafe { simd::count_avx512(n, masks, start_row, attacks, stop) });
+        return match unsafe { simd::count_avx512(n, masks, start_row, attacks, prefix, leaf, stop) }
+        {
+            simd::VectorCount::Done { nodes } => Some(Some(nodes)),
+            simd::VectorCount::Stopped => Some(None),
+            simd::VectorCount::TooLarge => None,
+        };
     }
-    let _ = (n, masks, start_row, attacks, stop);
+    let _ = (n, masks, start_row, attacks, prefix, leaf, stop);
     None
 }

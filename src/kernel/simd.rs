@@ -9,9 +9,12 @@
 //! two columns are left at row n-2, so a lane's solutions are counted with two mask tests.
 //! Masks are trimmed to the board every row, so 32-bit lanes hold any board up to 32 columns.
 //!
-//! Only counting frames run here (no board is kept); frames that classify boards at the leaf
-//! use the scalar kernel.
+//! Leaves that need the whole board (the full-symmetry tie frames, `--unique` with mirror
+//! halving) run with *tracking*: every stored node also records an entry (its parent entry and
+//! its column) in an arena, so a solution's board is rebuilt from its chain when it is found.
+//! Counting leaves skip the arena and count solutions with popcounts.
 
+use super::Leaf;
 use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -19,41 +22,47 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// row holds two vectors.
 const CAP: usize = 64;
 
+/// Arena entries one tracked subtask may use (8 bytes each); a larger subtask runs scalar.
+const ARENA_CAP: usize = 1 << 20;
+
+/// No parent: the node's earlier rows are the subtask's prefix.
+const ROOT: u32 = u32::MAX;
+
 /// Pending nodes of every row, as a struct of arrays.
 struct Buffers {
     cols: [[u32; CAP]; MAX_N],
     right: [[u32; CAP]; MAX_N],
     left: [[u32; CAP]; MAX_N],
     free: [[u32; CAP]; MAX_N],
+    /// Arena entry of the queen on the row above (tracking only).
+    node: [[u32; CAP]; MAX_N],
     len: [usize; MAX_N],
+    /// Arena: parent entry and one-hot column of each placed queen (tracking only).
+    parent: Vec<u32>,
+    column: Vec<u32>,
 }
 
-/// Nodes between two looks at the stop flag.
+/// Steps between two looks at the stop flag.
 const STOP_CHECK_STEPS: u64 = 1 << 12;
+
+/// How a vector count ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VectorCount {
+    /// Finished: the queens placed above the last row (leaves got their solutions).
+    Done {
+        /// Search nodes, counted as the scalar kernel counts them.
+        nodes: u64,
+    },
+    /// The stop flag was set.
+    Stopped,
+    /// The subtask needs more arena than allowed: count it with the scalar kernel.
+    TooLarge,
+}
 
 /// Whether the subtask can run here: at least three rows left and no required-column check
 /// on the last two rows (they are counted without one).
 pub fn applies(n: usize, masks: &RowMasks, start_row: usize) -> bool {
     n <= 32 && start_row + 3 <= n && (!masks.has_must() || masks.must_row + 2 < n)
-}
-
-/// (solutions, nodes) of the completions of a board whose rows `0..start_row` are placed,
-/// or `None` when stopped.
-///
-/// # Safety
-/// The CPU must support AVX-512F, and [`applies`] must hold.
-#[target_feature(enable = "avx512f,popcnt")]
-pub unsafe fn count_avx512(
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    stop: &AtomicBool,
-) -> Option<(u64, u64)> {
-    BUFFERS.with_borrow_mut(|buf| {
-        buf.len = [0; MAX_N];
-        run_avx512(buf, n, masks, start_row, attacks, stop)
-    })
 }
 
 thread_local! {
@@ -63,43 +72,78 @@ thread_local! {
         right: [[0; CAP]; MAX_N],
         left: [[0; CAP]; MAX_N],
         free: [[0; CAP]; MAX_N],
+        node: [[0; CAP]; MAX_N],
         len: [0; MAX_N],
+        parent: Vec::new(),
+        column: Vec::new(),
     }));
 }
 
+/// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
+/// `prefix`), 16 nodes at a time.
+///
+/// # Safety
+/// The CPU must support AVX-512F and popcnt, and [`applies`] must hold.
 #[target_feature(enable = "avx512f,popcnt")]
-unsafe fn run_avx512(
+pub unsafe fn count_avx512<L: Leaf>(
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    prefix: &[u64; MAX_N],
+    leaf: &mut L,
+    stop: &AtomicBool,
+) -> VectorCount {
+    BUFFERS.with_borrow_mut(|buf| {
+        buf.len = [0; MAX_N];
+        if L::NEEDS_BOARD {
+            buf.parent.clear();
+            buf.column.clear();
+            buf.parent.reserve(ARENA_CAP);
+            buf.column.reserve(ARENA_CAP);
+        }
+        run_avx512(buf, n, masks, start_row, attacks, prefix, leaf, stop)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn run_avx512<L: Leaf>(
     buf: &mut Buffers,
     n: usize,
     masks: &RowMasks,
     start_row: usize,
     attacks: Attacks,
+    prefix: &[u64; MAX_N],
+    leaf: &mut L,
     stop: &AtomicBool,
-) -> Option<(u64, u64)> {
+) -> VectorCount {
     use std::arch::x86_64::*;
     const LANES: usize = 16;
     let full = crate::board::full_mask(n) as u32;
     let last = n - 1;
     let root_free = masks.free(start_row, attacks) as u32;
     if root_free == 0 {
-        return Some((0, 0));
+        return VectorCount::Done { nodes: 0 };
     }
     buf.cols[start_row][0] = attacks.cols as u32;
     buf.right[start_row][0] = (attacks.right_down & full as u64) as u32;
     buf.left[start_row][0] = attacks.left_down as u32;
     buf.free[start_row][0] = root_free;
+    buf.node[start_row][0] = ROOT;
     buf.len[start_row] = 1;
     // bit r set: row r has pending nodes / at least a vector of them
     let mut pending: u32 = 1 << start_row;
     let mut full_rows: u32 = 0;
-    let (mut solutions, mut nodes, mut steps) = (0u64, 0u64, 0u64);
+    let (mut nodes, mut steps) = (0u64, 0u64);
     let zero = _mm512_setzero_si512();
     let board = _mm512_set1_epi32(full as i32);
     let last_allowed = _mm512_set1_epi32(masks.allowed[last] as u32 as i32);
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     while pending != 0 {
         steps += 1;
         if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
-            return None;
+            return VectorCount::Stopped;
         }
         // the deepest row with a full vector; else the shallowest, whose children fill the
         // rows below (a row below a full one never grows, so no row reaches two vectors)
@@ -112,24 +156,31 @@ unsafe fn run_avx512(
         let take = len.min(LANES);
         let base = len - take;
         let lanes: __mmask16 = ((1u32 << take) - 1) as __mmask16;
-        // SAFETY (all loads and stores below): `base + take <= len <= CAP`, and masked
-        // loads/stores touch only the lanes of `lanes`/`keep`/`push`, all within the row arrays.
+        // SAFETY (all loads and stores below): `base + take <= len <= CAP`, a row never holds
+        // two vectors so `at + 16 <= CAP`, and masked loads/stores touch only their lanes.
         let c = _mm512_maskz_loadu_epi32(lanes, buf.cols[row].as_ptr().add(base) as *const i32);
         let r = _mm512_maskz_loadu_epi32(lanes, buf.right[row].as_ptr().add(base) as *const i32);
         let l = _mm512_maskz_loadu_epi32(lanes, buf.left[row].as_ptr().add(base) as *const i32);
         let f = _mm512_maskz_loadu_epi32(lanes, buf.free[row].as_ptr().add(base) as *const i32);
+        let p = if L::NEEDS_BOARD {
+            _mm512_maskz_loadu_epi32(lanes, buf.node[row].as_ptr().add(base) as *const i32)
+        } else {
+            zero
+        };
         nodes += take as u64;
         // each lane takes its lowest free square (x & -x)
         let bit = _mm512_and_si512(f, _mm512_sub_epi32(zero, f));
         let rest = _mm512_xor_si512(f, bit);
         let keep = _mm512_mask_cmpneq_epi32_mask(lanes, rest, zero);
-        let mut at = base;
+        let at = base;
         _mm512_mask_compressstoreu_epi32(buf.cols[row].as_mut_ptr().add(at) as *mut _, keep, c);
         _mm512_mask_compressstoreu_epi32(buf.right[row].as_mut_ptr().add(at) as *mut _, keep, r);
         _mm512_mask_compressstoreu_epi32(buf.left[row].as_mut_ptr().add(at) as *mut _, keep, l);
         _mm512_mask_compressstoreu_epi32(buf.free[row].as_mut_ptr().add(at) as *mut _, keep, rest);
-        at += keep.count_ones() as usize;
-        buf.len[row] = at;
+        if L::NEEDS_BOARD {
+            _mm512_mask_compressstoreu_epi32(buf.node[row].as_mut_ptr().add(at) as *mut _, keep, p);
+        }
+        buf.len[row] = at + keep.count_ones() as usize;
         let c2 = _mm512_or_si512(c, bit);
         let r2 = _mm512_and_si512(_mm512_slli_epi32::<1>(_mm512_or_si512(r, bit)), board);
         let l2 = _mm512_srli_epi32::<1>(_mm512_or_si512(l, bit));
@@ -164,7 +215,35 @@ unsafe fn run_avx512(
                 );
                 let solved = _mm512_mask_cmpneq_epi32_mask(placed, ok, zero);
                 nodes += placed.count_ones() as u64;
-                solutions += solved.count_ones() as u64;
+                if L::NEEDS_BOARD {
+                    if solved != 0 {
+                        let mut lanes_of = [[0u32; LANES]; 4];
+                        for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
+                            _mm512_storeu_si512(dst.as_mut_ptr() as *mut _, v);
+                        }
+                        let [parents, bits, heres, theres] = lanes_of;
+                        let mut todo = solved;
+                        while todo != 0 {
+                            let lane = todo.trailing_zeros() as usize;
+                            todo &= todo - 1;
+                            let mut rows = *prefix;
+                            rows[last] = theres[lane] as u64;
+                            rows[last - 1] = heres[lane] as u64;
+                            rows[row] = bits[lane] as u64;
+                            let mut entry = parents[lane];
+                            let mut up = row;
+                            while entry != ROOT {
+                                up -= 1;
+                                rows[up] = buf.column[entry as usize] as u64;
+                                entry = buf.parent[entry as usize];
+                            }
+                            debug_assert_eq!(up, start_row);
+                            leaf.solution(&rows[..n]);
+                        }
+                    }
+                } else {
+                    leaf.add_solutions(solved.count_ones() as u64);
+                }
             }
         } else {
             let push = _mm512_mask_cmpneq_epi32_mask(lanes, free2, zero);
@@ -189,14 +268,38 @@ unsafe fn run_avx512(
                 push,
                 free2,
             );
-            let grown = at + push.count_ones() as usize;
+            let pushed = push.count_ones() as usize;
+            if L::NEEDS_BOARD && pushed > 0 {
+                let entry = buf.parent.len();
+                if entry + pushed > ARENA_CAP {
+                    return VectorCount::TooLarge;
+                }
+                // SAFETY: `reserve(ARENA_CAP)` made room for `entry + pushed <= ARENA_CAP`
+                // entries; the compress-stores write exactly `pushed` of them.
+                _mm512_mask_compressstoreu_epi32(
+                    buf.parent.as_mut_ptr().add(entry) as *mut _,
+                    push,
+                    p,
+                );
+                _mm512_mask_compressstoreu_epi32(
+                    buf.column.as_mut_ptr().add(entry) as *mut _,
+                    push,
+                    bit,
+                );
+                buf.parent.set_len(entry + pushed);
+                buf.column.set_len(entry + pushed);
+                let ids = _mm512_add_epi32(iota, _mm512_set1_epi32(entry as i32));
+                let first: __mmask16 = ((1u32 << pushed) - 1) as __mmask16;
+                _mm512_mask_storeu_epi32(buf.node[next].as_mut_ptr().add(at) as *mut _, first, ids);
+            }
+            let grown = at + pushed;
             debug_assert!(grown <= CAP);
             buf.len[next] = grown;
             set_row(&mut pending, &mut full_rows, next, grown, LANES);
         }
         set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
     }
-    Some((solutions, nodes))
+    VectorCount::Done { nodes }
 }
 
 /// Keeps the row bitmaps in step with a row's length.
