@@ -225,6 +225,10 @@ pub enum KernelArg {
     Scalar,
     /// The best vector kernel available.
     Simd,
+    /// The AVX2 kernel.
+    Avx2,
+    /// The AVX-512 kernel.
+    Avx512,
 }
 
 impl CountArgs {
@@ -257,6 +261,8 @@ impl From<KernelArg> for KernelChoice {
             KernelArg::Auto => KernelChoice::Auto,
             KernelArg::Scalar => KernelChoice::Scalar,
             KernelArg::Simd => KernelChoice::Simd,
+            KernelArg::Avx2 => KernelChoice::Avx2,
+            KernelArg::Avx512 => KernelChoice::Avx512,
         }
     }
 }

@@ -91,12 +91,12 @@ fn search_subtask<L: Leaf>(
     stop: &AtomicBool,
     make: impl Fn() -> L,
 ) -> Option<(L, u64)> {
-    if kernel == Kernel::Avx512 {
+    if kernel != Kernel::Scalar {
         let (frame, attacks, rows) = plan.start(id);
         let (n, start, masks) = (plan.n(), plan.depth(), &frame.masks);
         let mut leaf = make();
         if let Some(outcome) =
-            crate::kernel::search_avx512(n, masks, start, attacks, &rows, &mut leaf, stop)
+            crate::kernel::search_vector(kernel, n, masks, start, attacks, &rows, &mut leaf, stop)
         {
             return outcome.map(|nodes| (leaf, nodes));
         }

@@ -48,6 +48,10 @@ pub enum KernelChoice {
     Scalar,
     /// The best vector kernel available (an error when there is none).
     Simd,
+    /// The AVX2 kernel (an error without AVX2).
+    Avx2,
+    /// The AVX-512 kernel (an error without AVX-512F).
+    Avx512,
 }
 
 /// A kernel that can run on this machine.
@@ -55,8 +59,10 @@ pub enum KernelChoice {
 pub enum Kernel {
     /// The portable scalar search.
     Scalar,
-    /// 16-lane AVX-512 batched search (counting frames; the others run scalar).
+    /// 16-lane AVX-512 batched search.
     Avx512,
+    /// 8-lane AVX2 batched search.
+    Avx2,
 }
 
 impl Kernel {
@@ -72,28 +78,67 @@ impl Kernel {
             KernelChoice::Auto => Ok(Kernel::best_vector().unwrap_or(Kernel::Scalar)),
             KernelChoice::Simd => Kernel::best_vector().ok_or_else(|| {
                 Error::KernelUnavailable(
-                    "--kernel simd: this CPU has no AVX-512F; use --kernel scalar or auto".into(),
+                    "--kernel simd: this CPU has neither AVX-512F nor AVX2; use --kernel scalar or auto"
+                        .into(),
                 )
             }),
+            KernelChoice::Avx2 | KernelChoice::Avx512 => {
+                let wanted = if choice == KernelChoice::Avx2 { Kernel::Avx2 } else { Kernel::Avx512 };
+                if Kernel::available().contains(&wanted) {
+                    Ok(wanted)
+                } else {
+                    Err(Error::KernelUnavailable(format!(
+                        "--kernel {}: this CPU does not support it; use --kernel auto",
+                        wanted.name()
+                    )))
+                }
+            }
         }
     }
 
     /// The best vector kernel this CPU runs, if any.
     pub fn best_vector() -> Option<Kernel> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("popcnt")
-        {
-            return Some(Kernel::Avx512);
-        }
-        None
+        Kernel::vectors().last().copied()
     }
 
     /// Every kernel this machine can run, scalar first (what the tests iterate over).
     pub fn available() -> Vec<Kernel> {
         std::iter::once(Kernel::Scalar)
-            .chain(Kernel::best_vector())
+            .chain(Kernel::vectors())
             .collect()
+    }
+
+    /// The vector kernels this CPU runs, slowest first.
+    fn vectors() -> Vec<Kernel> {
+        let mut found = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("popcnt") && has!("avx2") {
+                found.push(Kernel::Avx2);
+            }
+            if has!("popcnt") && has!("avx512f") {
+                found.push(Kernel::Avx512);
+            }
+        }
+        found
+    }
+
+    /// Whether this CPU can run the kernel (cached by the standard library's detection).
+    fn supported(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            match self {
+                Kernel::Scalar => true,
+                Kernel::Avx2 => has!("popcnt") && has!("avx2"),
+                Kernel::Avx512 => has!("popcnt") && has!("avx512f"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Kernel::Scalar
+        }
     }
 
     /// The name reported in JSON and `--stats`.
@@ -101,16 +146,19 @@ impl Kernel {
         match self {
             Kernel::Scalar => "scalar",
             Kernel::Avx512 => "avx512",
+            Kernel::Avx2 => "avx2",
         }
     }
 }
 
 /// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
-/// `prefix`) with the AVX-512 kernel, calling `leaf` as the scalar search does. Returns the
+/// `prefix`) with a vector kernel, calling `leaf` as the scalar search does. Returns the
 /// nodes, `Some(None)` when `stop` was set, and `None` when the kernel cannot take this
-/// subtask (no AVX-512F on this CPU, not x86-64, a board it does not handle, or too large to
-/// track): the caller then runs the scalar search.
-pub fn search_avx512<L: Leaf>(
+/// subtask (scalar asked for, a kernel this CPU lacks, a board it does not handle, or too
+/// large to track): the caller then runs the scalar search with a fresh leaf.
+#[allow(clippy::too_many_arguments)]
+pub fn search_vector<L: Leaf>(
+    kernel: Kernel,
     n: usize,
     masks: &RowMasks,
     start_row: usize,
@@ -120,16 +168,22 @@ pub fn search_avx512<L: Leaf>(
     stop: &AtomicBool,
 ) -> Option<Option<u64>> {
     #[cfg(target_arch = "x86_64")]
-    if Kernel::best_vector() == Some(Kernel::Avx512) && simd::applies(n, masks, start_row) {
-        // `None` on TooLarge: the caller retries with a fresh leaf (this one saw part of it).
-        // SAFETY: the CPU was just found to have AVX-512F and popcnt, and `applies` holds.
-        return match unsafe { simd::count_avx512(n, masks, start_row, attacks, prefix, leaf, stop) }
-        {
+    if kernel != Kernel::Scalar && kernel.supported() && simd::applies(n, masks, start_row) {
+        // SAFETY: the CPU was just found to have the kernel's features, and `applies` holds.
+        let outcome = unsafe {
+            match kernel {
+                Kernel::Avx512 => {
+                    simd::count_avx512(n, masks, start_row, attacks, prefix, leaf, stop)
+                }
+                _ => simd::count_avx2(n, masks, start_row, attacks, prefix, leaf, stop),
+            }
+        };
+        return match outcome {
             simd::VectorCount::Done { nodes } => Some(Some(nodes)),
             simd::VectorCount::Stopped => Some(None),
             simd::VectorCount::TooLarge => None,
         };
     }
-    let _ = (n, masks, start_row, attacks, prefix, leaf, stop);
+    let _ = (kernel, n, masks, start_row, attacks, prefix, leaf, stop);
     None
 }

@@ -25,6 +25,9 @@ const CAP: usize = 64;
 /// Arena entries one tracked subtask may use (8 bytes each); a larger subtask runs scalar.
 const ARENA_CAP: usize = 1 << 20;
 
+/// Room past the arena's end for AVX2's full 8-lane stores.
+const LANE_SLACK: usize = 8;
+
 /// No parent: the node's earlier rows are the subtask's prefix.
 const ROOT: u32 = u32::MAX;
 
@@ -99,10 +102,36 @@ pub unsafe fn count_avx512<L: Leaf>(
         if L::NEEDS_BOARD {
             buf.parent.clear();
             buf.column.clear();
-            buf.parent.reserve(ARENA_CAP);
-            buf.column.reserve(ARENA_CAP);
+            buf.parent.reserve(ARENA_CAP + LANE_SLACK);
+            buf.column.reserve(ARENA_CAP + LANE_SLACK);
         }
         run_avx512(buf, n, masks, start_row, attacks, prefix, leaf, stop)
+    })
+}
+
+/// Like [`count_avx512`], 8 nodes at a time with AVX2 (compress-stores by permutation).
+///
+/// # Safety
+/// The CPU must support AVX2 and popcnt, and [`applies`] must hold.
+#[target_feature(enable = "avx2,popcnt")]
+pub unsafe fn count_avx2<L: Leaf>(
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    prefix: &[u64; MAX_N],
+    leaf: &mut L,
+    stop: &AtomicBool,
+) -> VectorCount {
+    BUFFERS.with_borrow_mut(|buf| {
+        buf.len = [0; MAX_N];
+        if L::NEEDS_BOARD {
+            buf.parent.clear();
+            buf.column.clear();
+            buf.parent.reserve(ARENA_CAP + LANE_SLACK);
+            buf.column.reserve(ARENA_CAP + LANE_SLACK);
+        }
+        run_avx2(buf, n, masks, start_row, attacks, prefix, leaf, stop)
     })
 }
 
@@ -294,6 +323,222 @@ unsafe fn run_avx512<L: Leaf>(
             }
             let grown = at + pushed;
             debug_assert!(grown <= CAP);
+            buf.len[next] = grown;
+            set_row(&mut pending, &mut full_rows, next, grown, LANES);
+        }
+        set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
+    }
+    VectorCount::Done { nodes }
+}
+
+/// Lane `i` of the permutation that packs the lanes set in an 8-bit mask to the front.
+const COMPRESS: [[i32; 8]; 256] = {
+    let mut table = [[0i32; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut packed) = (0, 0);
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                table[mask][packed] = lane;
+                packed += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn run_avx2<L: Leaf>(
+    buf: &mut Buffers,
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    prefix: &[u64; MAX_N],
+    leaf: &mut L,
+    stop: &AtomicBool,
+) -> VectorCount {
+    use std::arch::x86_64::*;
+    const LANES: usize = 8;
+    // lanes of `v` that are not zero, as a bit mask
+    macro_rules! nonzero {
+        ($v:expr) => {
+            (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
+                $v,
+                _mm256_setzero_si256(),
+            ))) ^ 0xFF) as u32
+        };
+    }
+    // writes the lanes of `v` set in `mask`, packed, at `ptr` (all 8 lanes are written)
+    macro_rules! compress_store {
+        ($ptr:expr, $mask:expr, $v:expr) => {
+            _mm256_storeu_si256(
+                $ptr as *mut __m256i,
+                _mm256_permutevar8x32_epi32(
+                    $v,
+                    _mm256_loadu_si256(COMPRESS[$mask as usize].as_ptr() as *const __m256i),
+                ),
+            )
+        };
+    }
+    let full = crate::board::full_mask(n) as u32;
+    let last = n - 1;
+    let root_free = masks.free(start_row, attacks) as u32;
+    if root_free == 0 {
+        return VectorCount::Done { nodes: 0 };
+    }
+    buf.cols[start_row][0] = attacks.cols as u32;
+    buf.right[start_row][0] = (attacks.right_down & full as u64) as u32;
+    buf.left[start_row][0] = attacks.left_down as u32;
+    buf.free[start_row][0] = root_free;
+    buf.node[start_row][0] = ROOT;
+    buf.len[start_row] = 1;
+    let mut pending: u32 = 1 << start_row;
+    let mut full_rows: u32 = 0;
+    let (mut nodes, mut steps) = (0u64, 0u64);
+    let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi32(1);
+    let board = _mm256_set1_epi32(full as i32);
+    let last_allowed = _mm256_set1_epi32(masks.allowed[last] as u32 as i32);
+    let iota = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    while pending != 0 {
+        steps += 1;
+        if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
+            return VectorCount::Stopped;
+        }
+        let row = if full_rows != 0 {
+            31 - full_rows.leading_zeros() as usize
+        } else {
+            pending.trailing_zeros() as usize
+        };
+        let len = buf.len[row];
+        let take = len.min(LANES);
+        let base = len - take;
+        let lanes = (1u32 << take) - 1;
+        let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(take as i32), iota);
+        // SAFETY (loads and stores below): rows hold fewer than two vectors and CAP leaves a
+        // vector of room past any row's end, so every full 8-lane access stays in the array;
+        // lanes past `take` are zeroed by `active` or overwritten later.
+        macro_rules! load {
+            ($src:expr) => {
+                _mm256_and_si256(
+                    _mm256_loadu_si256($src.as_ptr().add(base) as *const __m256i),
+                    active,
+                )
+            };
+        }
+        let c = load!(buf.cols[row]);
+        let r = load!(buf.right[row]);
+        let l = load!(buf.left[row]);
+        let f = load!(buf.free[row]);
+        let p = if L::NEEDS_BOARD {
+            load!(buf.node[row])
+        } else {
+            zero
+        };
+        nodes += take as u64;
+        let bit = _mm256_and_si256(f, _mm256_sub_epi32(zero, f));
+        let rest = _mm256_xor_si256(f, bit);
+        let keep = nonzero!(rest) & lanes;
+        let at = base;
+        compress_store!(buf.cols[row].as_mut_ptr().add(at), keep, c);
+        compress_store!(buf.right[row].as_mut_ptr().add(at), keep, r);
+        compress_store!(buf.left[row].as_mut_ptr().add(at), keep, l);
+        compress_store!(buf.free[row].as_mut_ptr().add(at), keep, rest);
+        if L::NEEDS_BOARD {
+            compress_store!(buf.node[row].as_mut_ptr().add(at), keep, p);
+        }
+        buf.len[row] = at + keep.count_ones() as usize;
+        let c2 = _mm256_or_si256(c, bit);
+        let r2 = _mm256_and_si256(_mm256_slli_epi32::<1>(_mm256_or_si256(r, bit)), board);
+        let l2 = _mm256_srli_epi32::<1>(_mm256_or_si256(l, bit));
+        let next = row + 1;
+        let allowed = _mm256_set1_epi32(masks.allowed[next] as u32 as i32);
+        let mut free2 = _mm256_andnot_si256(_mm256_or_si256(c2, _mm256_or_si256(r2, l2)), allowed);
+        if next == masks.must_row {
+            let must = _mm256_set1_epi32(masks.must as u32 as i32);
+            let missing = _mm256_andnot_si256(c2, must);
+            let none = _mm256_cmpeq_epi32(missing, zero);
+            let at_most_one = _mm256_cmpeq_epi32(
+                _mm256_and_si256(missing, _mm256_sub_epi32(missing, one)),
+                zero,
+            );
+            // one missing: this row must take it; two or more: the branch is dead
+            let forced = _mm256_andnot_si256(none, at_most_one);
+            free2 = _mm256_blendv_epi8(free2, _mm256_and_si256(free2, missing), forced);
+            free2 = _mm256_and_si256(free2, at_most_one);
+        }
+        if next + 2 == n {
+            let open = _mm256_andnot_si256(c2, board);
+            let u = _mm256_and_si256(open, _mm256_sub_epi32(zero, open));
+            let v = _mm256_xor_si256(open, u);
+            for (here, there) in [(u, v), (v, u)] {
+                let placed = nonzero!(_mm256_and_si256(free2, here)) & lanes;
+                let r3 = _mm256_slli_epi32::<1>(_mm256_or_si256(r2, here));
+                let l3 = _mm256_srli_epi32::<1>(_mm256_or_si256(l2, here));
+                let ok = _mm256_andnot_si256(
+                    _mm256_or_si256(r3, l3),
+                    _mm256_and_si256(there, last_allowed),
+                );
+                let solved = nonzero!(ok) & placed;
+                nodes += placed.count_ones() as u64;
+                if L::NEEDS_BOARD {
+                    if solved != 0 {
+                        let mut lanes_of = [[0u32; LANES]; 4];
+                        for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
+                            _mm256_storeu_si256(dst.as_mut_ptr() as *mut __m256i, v);
+                        }
+                        let [parents, bits, heres, theres] = lanes_of;
+                        let mut todo = solved;
+                        while todo != 0 {
+                            let lane = todo.trailing_zeros() as usize;
+                            todo &= todo - 1;
+                            let mut rows = *prefix;
+                            rows[last] = theres[lane] as u64;
+                            rows[last - 1] = heres[lane] as u64;
+                            rows[row] = bits[lane] as u64;
+                            let mut entry = parents[lane];
+                            let mut up = row;
+                            while entry != ROOT {
+                                up -= 1;
+                                rows[up] = buf.column[entry as usize] as u64;
+                                entry = buf.parent[entry as usize];
+                            }
+                            debug_assert_eq!(up, start_row);
+                            leaf.solution(&rows[..n]);
+                        }
+                    }
+                } else {
+                    leaf.add_solutions(solved.count_ones() as u64);
+                }
+            }
+        } else {
+            let push = nonzero!(free2) & lanes;
+            let at = buf.len[next];
+            compress_store!(buf.cols[next].as_mut_ptr().add(at), push, c2);
+            compress_store!(buf.right[next].as_mut_ptr().add(at), push, r2);
+            compress_store!(buf.left[next].as_mut_ptr().add(at), push, l2);
+            compress_store!(buf.free[next].as_mut_ptr().add(at), push, free2);
+            let pushed = push.count_ones() as usize;
+            if L::NEEDS_BOARD && pushed > 0 {
+                let entry = buf.parent.len();
+                if entry + pushed > ARENA_CAP {
+                    return VectorCount::TooLarge;
+                }
+                // SAFETY: the arena reserved ARENA_CAP + LANE_SLACK entries, so the full
+                // 8-lane stores at `entry < ARENA_CAP` fit; only `pushed` of them are kept.
+                compress_store!(buf.parent.as_mut_ptr().add(entry), push, p);
+                compress_store!(buf.column.as_mut_ptr().add(entry), push, bit);
+                buf.parent.set_len(entry + pushed);
+                buf.column.set_len(entry + pushed);
+                let ids = _mm256_add_epi32(iota, _mm256_set1_epi32(entry as i32));
+                _mm256_storeu_si256(buf.node[next].as_mut_ptr().add(at) as *mut __m256i, ids);
+            }
+            let grown = at + pushed;
+            debug_assert!(grown + LANES <= CAP);
             buf.len[next] = grown;
             set_row(&mut pending, &mut full_rows, next, grown, LANES);
         }

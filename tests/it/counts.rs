@@ -14,7 +14,8 @@ pub fn kernels(test: &str) -> Vec<KernelChoice> {
         .into_iter()
         .map(|k| match k {
             nqueens::kernel::Kernel::Scalar => KernelChoice::Scalar,
-            _ => KernelChoice::Simd,
+            nqueens::kernel::Kernel::Avx2 => KernelChoice::Avx2,
+            nqueens::kernel::Kernel::Avx512 => KernelChoice::Avx512,
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! Random boards and prefixes against the naive solver.
 
 use crate::naive;
-use nqueens::{count, count_completions, CountOptions, EngineChoice, KernelChoice};
+use nqueens::{count, count_completions, CountOptions, EngineChoice};
 use proptest::prelude::*;
 
 fn valid_prefix(n: usize, picks: &[usize]) -> Vec<usize> {
@@ -25,7 +25,7 @@ proptest! {
     fn random_prefix_completions(n in 1usize..=10, picks in proptest::collection::vec(0usize..10, 0..6), threads in 1usize..=3, depth in 1usize..=3) {
         let prefix = valid_prefix(n, &picks);
         let expected = naive::solutions_from(n, &prefix).len() as u128;
-        for kernel in [KernelChoice::Scalar, KernelChoice::Auto] {
+        for kernel in crate::counts::kernels("random prefixes") {
             let opts = CountOptions { threads: Some(threads), split_depth: Some(depth.min(n)), kernel, ..CountOptions::default() };
             prop_assert_eq!(count_completions(n, &prefix, &opts).unwrap().total, expected);
         }
