@@ -2,7 +2,7 @@
 
 use crate::kernel::{scalar, Kernel, Leaf, Tally};
 use crate::split::{LeafRule, Plan};
-use crate::symmetry::{is_canonical, Symmetry};
+use crate::symmetry::{inverse, is_canonical, Symmetry};
 use std::ops::AddAssign;
 use std::sync::atomic::AtomicBool;
 
@@ -188,15 +188,14 @@ impl SideRule {
         }
         let q = columns(rows);
         let q = &q[..n];
-        let mut image = [0u8; crate::board::MAX_N];
-        let mut fixed = 0;
-        for sym in Symmetry::ALL {
-            sym.apply(q, &mut image[..n]);
+        let inv = inverse(q);
+        let mut fixed = 1;
+        for sym in &Symmetry::ALL[1..] {
             // an image is in this frame exactly when its first-row queen is at column b1
-            if image[0] as usize != b1 {
+            if sym.image_at(q, &inv[..n], 0) as usize != b1 {
                 continue;
             }
-            match image[..n].cmp(q) {
+            match sym.compare_image(q, &inv[..n]) {
                 std::cmp::Ordering::Less => return None,
                 std::cmp::Ordering::Equal => fixed += 1,
                 std::cmp::Ordering::Greater => {}

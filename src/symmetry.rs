@@ -57,6 +57,36 @@ impl Symmetry {
         }
     }
 
+    /// Entry `i` of the image of solution `q`, given `inverse` (`inverse[c]` = the row of the
+    /// queen in column `c`): no need to build the whole image to compare it.
+    #[inline]
+    pub fn image_at(self, q: &[u8], inverse: &[u8], i: usize) -> u8 {
+        let last = (q.len() - 1) as u8;
+        match self {
+            Symmetry::Identity => q[i],
+            Symmetry::Rotate90 => last - inverse[i],
+            Symmetry::Rotate180 => last - q[q.len() - 1 - i],
+            Symmetry::Rotate270 => inverse[q.len() - 1 - i],
+            Symmetry::FlipColumns => last - q[i],
+            Symmetry::FlipRows => q[q.len() - 1 - i],
+            Symmetry::Transpose => inverse[i],
+            Symmetry::AntiTranspose => last - inverse[q.len() - 1 - i],
+        }
+    }
+
+    /// How the image of `q` compares with `q`, entry by entry, stopping at the first
+    /// difference.
+    #[inline]
+    pub fn compare_image(self, q: &[u8], inverse: &[u8]) -> std::cmp::Ordering {
+        for (i, &own) in q.iter().enumerate() {
+            let other = self.image_at(q, inverse, i);
+            if other != own {
+                return other.cmp(&own);
+            }
+        }
+        std::cmp::Ordering::Equal
+    }
+
     /// The image of a complete solution `q` (one queen per row), written into `out`.
     pub fn apply(self, q: &[u8], out: &mut [u8]) {
         let n = q.len();
@@ -94,12 +124,24 @@ pub fn canonical(q: &[u8]) -> (Vec<u8>, usize) {
     (best[..n].to_vec(), 8 / fixed)
 }
 
+/// `inverse[c]` = the row of the queen in column `c` of solution `q`.
+pub fn inverse(q: &[u8]) -> [u8; MAX_N] {
+    let mut inv = [0u8; MAX_N];
+    for (row, &col) in q.iter().enumerate() {
+        inv[col as usize] = row as u8;
+    }
+    inv
+}
+
 /// Whether `q` is the canonical form of its class (no image is lexicographically smaller).
+///
+/// ```
+/// assert!(nqueens::symmetry::is_canonical(&[1, 3, 5, 0, 2, 4]));
+/// assert!(!nqueens::symmetry::is_canonical(&[4, 2, 0, 5, 3, 1]));
+/// ```
 pub fn is_canonical(q: &[u8]) -> bool {
-    let n = q.len();
-    let mut image = [0u8; MAX_N];
-    Symmetry::ALL[1..].iter().all(|sym| {
-        sym.apply(q, &mut image[..n]);
-        image[..n] >= q[..]
-    })
+    let inv = inverse(q);
+    Symmetry::ALL[1..]
+        .iter()
+        .all(|sym| sym.compare_image(q, &inv[..q.len()]) != std::cmp::Ordering::Less)
 }
