@@ -250,25 +250,7 @@ unsafe fn run_avx512<L: Leaf>(
                         for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
                             _mm512_storeu_si512(dst.as_mut_ptr() as *mut _, v);
                         }
-                        let [parents, bits, heres, theres] = lanes_of;
-                        let mut todo = solved;
-                        while todo != 0 {
-                            let lane = todo.trailing_zeros() as usize;
-                            todo &= todo - 1;
-                            let mut rows = *prefix;
-                            rows[last] = theres[lane] as u64;
-                            rows[last - 1] = heres[lane] as u64;
-                            rows[row] = bits[lane] as u64;
-                            let mut entry = parents[lane];
-                            let mut up = row;
-                            while entry != ROOT {
-                                up -= 1;
-                                rows[up] = buf.column[entry as usize] as u64;
-                                entry = buf.parent[entry as usize];
-                            }
-                            debug_assert_eq!(up, start_row);
-                            leaf.solution(&rows[..n]);
-                        }
+                        emit_tracked(buf, leaf, prefix, n, row, solved as u32, &lanes_of);
                     }
                 } else {
                     leaf.add_solutions(solved.count_ones() as u64);
@@ -491,25 +473,7 @@ unsafe fn run_avx2<L: Leaf>(
                         for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
                             _mm256_storeu_si256(dst.as_mut_ptr() as *mut __m256i, v);
                         }
-                        let [parents, bits, heres, theres] = lanes_of;
-                        let mut todo = solved;
-                        while todo != 0 {
-                            let lane = todo.trailing_zeros() as usize;
-                            todo &= todo - 1;
-                            let mut rows = *prefix;
-                            rows[last] = theres[lane] as u64;
-                            rows[last - 1] = heres[lane] as u64;
-                            rows[row] = bits[lane] as u64;
-                            let mut entry = parents[lane];
-                            let mut up = row;
-                            while entry != ROOT {
-                                up -= 1;
-                                rows[up] = buf.column[entry as usize] as u64;
-                                entry = buf.parent[entry as usize];
-                            }
-                            debug_assert_eq!(up, start_row);
-                            leaf.solution(&rows[..n]);
-                        }
+                        emit_tracked(buf, leaf, prefix, n, row, solved, &lanes_of);
                     }
                 } else {
                     leaf.add_solutions(solved.count_ones() as u64);
@@ -545,6 +509,38 @@ unsafe fn run_avx2<L: Leaf>(
         set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
     }
     VectorCount::Done { nodes }
+}
+
+/// Rebuilds the board of every lane set in `solved` and hands it to `leaf`. `lanes` holds,
+/// per lane, the arena entry of the node's parent queen, the queen just placed on `row`, and
+/// the queens of rows n-2 and n-1.
+fn emit_tracked<L: Leaf, const W: usize>(
+    buf: &Buffers,
+    leaf: &mut L,
+    prefix: &[u64; MAX_N],
+    n: usize,
+    row: usize,
+    solved: u32,
+    lanes: &[[u32; W]; 4],
+) {
+    let [parents, bits, heres, theres] = lanes;
+    let mut todo = solved;
+    while todo != 0 {
+        let lane = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let mut rows = *prefix;
+        rows[n - 1] = theres[lane] as u64;
+        rows[n - 2] = heres[lane] as u64;
+        rows[row] = bits[lane] as u64;
+        let mut entry = parents[lane];
+        let mut up = row;
+        while entry != ROOT {
+            up -= 1;
+            rows[up] = buf.column[entry as usize] as u64;
+            entry = buf.parent[entry as usize];
+        }
+        leaf.solution(&rows[..n]);
+    }
 }
 
 /// Keeps the row bitmaps in step with a row's length.
