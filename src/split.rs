@@ -312,6 +312,14 @@ fn prefix_frame(n: usize, prefix: &[usize]) -> Result<Frame, Error> {
     })
 }
 
+/// The rotation that brings a tie frame's pinned edge queen to the top, at column `b1`.
+#[derive(Clone, Copy)]
+enum Partner {
+    Rotate90,
+    Rotate180,
+    Rotate270,
+}
+
 /// The corner/edge decomposition (after Takaken): every class of 8 symmetric solutions is
 /// searched in one canonical orientation.
 ///
@@ -322,8 +330,9 @@ fn prefix_frame(n: usize, prefix: &[usize]) -> Result<Frame, Error> {
 ///   edge queen is at least `b1` from its corners, so side columns are closed in the first and
 ///   last `b1` rows (both must be filled by row `n-1-b1`) and the bottom queen sits in columns
 ///   `b1..=n-1-b1`. Boards with another edge queen exactly `b1` from a corner may meet an image
-///   inside the same frame: six small frames pin that queen, and their leaves keep the smallest
-///   image and weigh it by its orbit; the seventh frame has no ties and counts each board as 8.
+///   inside the same frame: small frames pin that queen (split by row 2, pruning boards whose
+///   rotated image is smaller), and their leaves keep the smallest image and weigh it by its
+///   orbit; the last frame has no ties and counts each board as 8.
 fn d4_frames(n: usize) -> Vec<Frame> {
     let mut frames = Vec::new();
     for b1 in 2..=n - 2 {
@@ -351,27 +360,44 @@ fn d4_frames(n: usize) -> Vec<Frame> {
         base.must_row = b2;
         base.must = sides;
         base.allowed[last] &= full_mask(b2 + 1) & !full_mask(b1);
-        // Ties: another edge queen exactly b1 from a corner. Each case pins that queen, which
-        // prunes its column and diagonals on every row, so these frames are small.
-        let tie = |no_sides: &[usize], pin_row: usize, pin_col: usize| {
+        // Ties: another edge queen exactly b1 from a corner. Only three can occur: the left
+        // queen on row b1, the right queen on row b2 and the bottom queen on column b1 all
+        // share a line with the top queen. Each case pins that queen (its column and
+        // diagonals leave every row), and is split by the row-2 queen's column x: the image
+        // that brings the pinned queen to the top agrees with the board on row 1 and is
+        // smaller on row 2 unless the masks below hold, so those boards are never searched.
+        let tie = |no_sides: &[usize], pin_row: usize, pin_col: usize, partner: Partner| {
             let mut masks = base.clone();
             for &row in no_sides {
                 masks.allowed[row] &= !sides;
             }
             masks.pin(n, pin_row, pin_col);
-            Frame {
-                masks,
-                rule: LeafRule::Side { b1: b1 as u8 },
+            let top = 1u64 << b1;
+            let mut row2 = masks.allowed[1] & !(top | top << 1 | top >> 1);
+            let mut split = Vec::new();
+            while row2 != 0 {
+                let x = row2.trailing_zeros() as usize;
+                row2 &= row2 - 1;
+                let mut m = masks.clone();
+                m.allowed[1] = 1 << x;
+                match partner {
+                    // rotated a quarter turn back: row 2 reads the row of column n-2's queen
+                    Partner::Rotate270 => (0..x).for_each(|r| m.allowed[r] &= !(1 << (n - 2))),
+                    // a quarter turn: row 2 reads n-1 minus the row of column 2's queen
+                    Partner::Rotate90 => (n - x..n).for_each(|r| m.allowed[r] &= !0b10),
+                    // a half turn: row 2 reads n-1 minus row n-1's column
+                    Partner::Rotate180 => m.allowed[n - 2] &= full_mask(n - x),
+                }
+                split.push(Frame {
+                    masks: m,
+                    rule: LeafRule::Side { b1: b1 as u8 },
+                });
             }
+            split
         };
-        frames.extend([
-            tie(&[], b1, 0),
-            tie(&[], b1, last),
-            tie(&[b1], b2, 0),
-            tie(&[b1], b2, last),
-            tie(&[b1, b2], last, b1),
-            tie(&[b1, b2], last, b2),
-        ]);
+        frames.extend(tie(&[], b1, last, Partner::Rotate270));
+        frames.extend(tie(&[b1], b2, 0, Partner::Rotate90));
+        frames.extend(tie(&[b1, b2], last, b2, Partner::Rotate180));
         // No tie: side queens strictly between rows b1 and b2, the bottom queen strictly
         // between columns b1 and b2; every image lies outside the frame.
         let mut free = base;
