@@ -97,6 +97,14 @@ pub unsafe fn count_avx512<L: Leaf>(
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> VectorCount {
+    // SAFETY: the caller guarantees AVX-512F, popcnt and `applies`.
+    with_buffers::<L, _>(|buf| unsafe {
+        run_avx512(buf, n, masks, start_row, attacks, prefix, leaf, stop)
+    })
+}
+
+/// Runs `search` on this thread's buffers, emptied (and the arena readied when tracking).
+fn with_buffers<L: Leaf, R>(search: impl FnOnce(&mut Buffers) -> R) -> R {
     BUFFERS.with_borrow_mut(|buf| {
         buf.len = [0; MAX_N];
         if L::NEEDS_BOARD {
@@ -105,7 +113,7 @@ pub unsafe fn count_avx512<L: Leaf>(
             buf.parent.reserve(ARENA_CAP + LANE_SLACK);
             buf.column.reserve(ARENA_CAP + LANE_SLACK);
         }
-        run_avx512(buf, n, masks, start_row, attacks, prefix, leaf, stop)
+        search(buf)
     })
 }
 
@@ -123,14 +131,8 @@ pub unsafe fn count_avx2<L: Leaf>(
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> VectorCount {
-    BUFFERS.with_borrow_mut(|buf| {
-        buf.len = [0; MAX_N];
-        if L::NEEDS_BOARD {
-            buf.parent.clear();
-            buf.column.clear();
-            buf.parent.reserve(ARENA_CAP + LANE_SLACK);
-            buf.column.reserve(ARENA_CAP + LANE_SLACK);
-        }
+    // SAFETY: the caller guarantees AVX2, popcnt and `applies`.
+    with_buffers::<L, _>(|buf| unsafe {
         run_avx2(buf, n, masks, start_row, attacks, prefix, leaf, stop)
     })
 }
