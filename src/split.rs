@@ -47,13 +47,6 @@ impl Engine {
             Engine::Plain => "plain",
         }
     }
-
-    /// Parses [`Engine::name`].
-    pub fn from_name(name: &str) -> Option<Engine> {
-        [Engine::Mirror, Engine::D4, Engine::Plain]
-            .into_iter()
-            .find(|e| e.name() == name)
-    }
 }
 
 /// The smallest N the full-symmetry decomposition covers; below it, mirror halving runs.
