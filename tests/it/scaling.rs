@@ -159,7 +159,16 @@ fn scale_usage_errors() {
 
 #[test]
 fn progress_goes_to_stderr_only_when_asked() {
-    let (code, out, err) = run(&["count", "15", "-t", "1", "--progress", "always"]);
+    let (code, out, err) = run(&[
+        "count",
+        "15",
+        "-t",
+        "1",
+        "--kernel",
+        "scalar",
+        "--progress",
+        "always",
+    ]);
     assert_eq!((code, out.as_str()), (0, "2279184\n"));
     assert!(err.contains("subtasks"), "no progress in {err:?}");
     for mode in ["never", "auto"] {
