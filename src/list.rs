@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 
 /// Backtracks each subtask in the window may make per round (about a millisecond of search).
-const NODE_BUDGET: u64 = 1 << 17;
+const BACKTRACK_BUDGET: u64 = 1 << 17;
 /// Bytes of output a subtask may hold before it waits for its turn to be written.
 const BUFFER_CAP: usize = 1 << 18;
 
@@ -116,13 +116,13 @@ impl Lister {
                 .split_first_mut()
                 .expect("the queue is not empty");
             let others = (self.threads - 1).max(1) as u64;
-            let head_budget = NODE_BUDGET * (rest.len() as u64).div_ceil(others).max(1);
+            let head_budget = BACKTRACK_BUDGET * (rest.len() as u64).div_ceil(others).max(1);
             self.pool.install(|| {
                 rayon::join(
                     || self.advance(head, wanted, head_budget),
                     || {
                         rest.par_iter_mut()
-                            .for_each(|p| self.advance(p, wanted, NODE_BUDGET))
+                            .for_each(|p| self.advance(p, wanted, BACKTRACK_BUDGET))
                     },
                 )
             });

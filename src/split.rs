@@ -167,7 +167,7 @@ impl Plan {
             if enough {
                 break;
             }
-            level = expand(n, &frames, &level, rows)?;
+            level = expand(&frames, &level, rows)?;
             rows += 1;
         }
         Ok(Plan {
@@ -238,12 +238,7 @@ pub fn default_min_subtasks(n: usize, threads: usize) -> usize {
 }
 
 /// Extends every subtask of `level` by one row (`row`), in order.
-fn expand(
-    n: usize,
-    frames: &[Frame],
-    level: &[Subtask],
-    row: usize,
-) -> Result<Vec<Subtask>, Error> {
+fn expand(frames: &[Frame], level: &[Subtask], row: usize) -> Result<Vec<Subtask>, Error> {
     let mut next = Vec::new();
     for task in level {
         let masks = &frames[task.frame as usize].masks;
@@ -251,7 +246,7 @@ fn expand(
         for &col in &task.prefix[..row] {
             attacks = attacks.place(1 << col);
         }
-        let mut free = masks.free(row, attacks) & full_mask(n);
+        let mut free = masks.free(row, attacks);
         while free != 0 {
             let col = free.trailing_zeros() as usize;
             free &= free - 1;

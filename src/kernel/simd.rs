@@ -153,16 +153,9 @@ unsafe fn run_avx512<L: Leaf>(
     const LANES: usize = 16;
     let full = crate::board::full_mask(n) as u32;
     let last = n - 1;
-    let root_free = masks.free(start_row, attacks) as u32;
-    if root_free == 0 {
+    if !buf.push_root(masks, start_row, attacks, full) {
         return VectorCount::Done { nodes: 0 };
     }
-    buf.cols[start_row][0] = attacks.cols as u32;
-    buf.right[start_row][0] = (attacks.right_down & full as u64) as u32;
-    buf.left[start_row][0] = attacks.left_down as u32;
-    buf.free[start_row][0] = root_free;
-    buf.node[start_row][0] = ROOT;
-    buf.len[start_row] = 1;
     // bit r set: row r has pending nodes / at least a vector of them
     let mut pending: u32 = 1 << start_row;
     let mut full_rows: u32 = 0;
@@ -176,13 +169,7 @@ unsafe fn run_avx512<L: Leaf>(
         if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
             return VectorCount::Stopped;
         }
-        // the deepest row with a full vector; else the shallowest, whose children fill the
-        // rows below (a row below a full one never grows, so no row reaches two vectors)
-        let row = if full_rows != 0 {
-            31 - full_rows.leading_zeros() as usize
-        } else {
-            pending.trailing_zeros() as usize
-        };
+        let row = next_row(pending, full_rows);
         let len = buf.len[row];
         let take = len.min(LANES);
         let base = len - take;
@@ -370,16 +357,9 @@ unsafe fn run_avx2<L: Leaf>(
     }
     let full = crate::board::full_mask(n) as u32;
     let last = n - 1;
-    let root_free = masks.free(start_row, attacks) as u32;
-    if root_free == 0 {
+    if !buf.push_root(masks, start_row, attacks, full) {
         return VectorCount::Done { nodes: 0 };
     }
-    buf.cols[start_row][0] = attacks.cols as u32;
-    buf.right[start_row][0] = (attacks.right_down & full as u64) as u32;
-    buf.left[start_row][0] = attacks.left_down as u32;
-    buf.free[start_row][0] = root_free;
-    buf.node[start_row][0] = ROOT;
-    buf.len[start_row] = 1;
     let mut pending: u32 = 1 << start_row;
     let mut full_rows: u32 = 0;
     let (mut nodes, mut steps) = (0u64, 0u64);
@@ -393,11 +373,7 @@ unsafe fn run_avx2<L: Leaf>(
         if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
             return VectorCount::Stopped;
         }
-        let row = if full_rows != 0 {
-            31 - full_rows.leading_zeros() as usize
-        } else {
-            pending.trailing_zeros() as usize
-        };
+        let row = next_row(pending, full_rows);
         let len = buf.len[row];
         let take = len.min(LANES);
         let base = len - take;
@@ -542,6 +518,35 @@ fn emit_tracked<L: Leaf, const W: usize>(
             entry = buf.parent[entry as usize];
         }
         leaf.solution(&rows[..n]);
+    }
+}
+
+impl Buffers {
+    /// Stores the subtask's root on `row`; false when it has no free square.
+    fn push_root(&mut self, masks: &RowMasks, row: usize, attacks: Attacks, full: u32) -> bool {
+        let free = masks.free(row, attacks) as u32;
+        if free == 0 {
+            return false;
+        }
+        self.cols[row][0] = attacks.cols as u32;
+        self.right[row][0] = (attacks.right_down & full as u64) as u32;
+        self.left[row][0] = attacks.left_down as u32;
+        self.free[row][0] = free;
+        self.node[row][0] = ROOT;
+        self.len[row] = 1;
+        true
+    }
+}
+
+/// The row to expand next: the deepest with a full vector; else the shallowest, whose
+/// children fill the rows below (a row below a full one never grows, so no row reaches two
+/// vectors).
+#[inline(always)]
+fn next_row(pending: u32, full_rows: u32) -> usize {
+    if full_rows != 0 {
+        31 - full_rows.leading_zeros() as usize
+    } else {
+        pending.trailing_zeros() as usize
     }
 }
 
