@@ -212,10 +212,11 @@ impl PartialBoard {
     pub fn push(&mut self, column: usize) -> Result<(), Error> {
         let row = self.queens.len();
         if column >= self.n || row >= self.n {
+            // 1-based in messages; u128 so that no column, however large, overflows
             return Err(Error::BadPrefix(format!(
                 "row {} column {} is off the {n}x{n} board",
                 row + 1,
-                column + 1,
+                column as u128 + 1,
                 n = self.n
             )));
         }

@@ -1,24 +1,31 @@
 //! Checkpoint files: the finished subtasks of a run, saved atomically and checked on resume.
 //!
 //! The file is two lines: a JSON body, then `crc32 XXXXXXXX` over the body's bytes. The body
-//! names the run (N, engine, split depth, subtask count, shard, `unique`, prefix) and the
-//! format version, and lists the finished subtasks as ranges of positions within the shard,
-//! each with the sum of what its subtasks found. A file that is truncated, corrupt, of another
-//! format or of another run is refused, never turned into a wrong total.
+//! names the run ([`RunIdentity`]: N, engine, split depth, plan size and digest, shard,
+//! `unique`, prefix) and the format version, and lists what every finished subtask found, as
+//! runs of consecutive positions within the shard. A file that is truncated, corrupt, of
+//! another format or of another run is refused, never turned into a wrong total.
+//!
+//! A run holds an exclusive lock on `FILE.lock` for its whole life, so two runs never write one
+//! checkpoint; each save goes through a fresh temporary file in the same directory, flushed to
+//! disk and renamed over the old one. A symbolic link is followed once, when the file is
+//! opened: saves replace its target, and the link stays.
 
 use crate::error::Error;
 use crate::search::Found;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Marks the file as ours.
 const FORMAT: &str = "nqueens-checkpoint";
-/// Bumped whenever the body or the subtask order changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the body or the subtask order changes meaning (2: per-subtask results and
+/// the plan digest).
+pub const FORMAT_VERSION: u32 = 2;
+/// Symbolic links followed before giving up (as the kernel's own limit).
+const MAX_LINKS: usize = 40;
 
 /// Everything that must match for a checkpoint to be resumed by a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,6 +38,8 @@ pub struct RunIdentity {
     pub split_depth: usize,
     /// Subtasks in the whole plan.
     pub plan_subtasks: usize,
+    /// [`crate::split::Plan::digest`] of the plan.
+    pub plan_digest: String,
     /// The shard of the plan this run covers.
     pub shard: Shard,
     /// Whether fundamental solutions are counted.
@@ -39,71 +48,87 @@ pub struct RunIdentity {
     pub prefix: Option<Vec<usize>>,
 }
 
-/// A run of consecutive finished positions (within the shard) and what they found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct DoneRange {
-    first: usize,
-    last: usize,
-    found: Found,
+/// What one subtask found. Per subtask the numbers fit in `u64` (a subtask with 2^64
+/// solutions would take centuries); sums are `u128`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Part {
+    /// Solutions, weighted by symmetry.
+    pub total: u64,
+    /// Fundamental solutions (0 unless counted).
+    pub unique: u64,
+    /// Search nodes.
+    pub nodes: u64,
 }
 
-#[derive(Serialize, Deserialize)]
-struct Body {
-    format: String,
-    format_version: u32,
-    program_version: String,
-    run: RunIdentity,
-    done: Vec<DoneRange>,
+impl Part {
+    /// The part of one subtask's [`Found`].
+    ///
+    /// ```
+    /// use nqueens::checkpoint::Part;
+    /// use nqueens::search::Found;
+    /// let f = Found { total: 8, unique: 1, nodes: 40, max_subtask_nodes: 40 };
+    /// assert_eq!(Part::of(&f), Part { total: 8, unique: 1, nodes: 40 });
+    /// ```
+    pub fn of(found: &Found) -> Part {
+        let fit = |v: u128| u64::try_from(v).expect("one subtask's counts fit in u64");
+        Part {
+            total: fit(found.total),
+            unique: fit(found.unique),
+            nodes: fit(found.nodes),
+        }
+    }
+
+    fn found(self) -> Found {
+        Found {
+            total: self.total.into(),
+            unique: self.unique.into(),
+            nodes: self.nodes.into(),
+            max_subtask_nodes: self.nodes.into(),
+        }
+    }
 }
 
-/// The finished positions of a shard, kept as merged ranges with their sums.
+/// The finished positions of a shard, with what each one found.
 ///
 /// ```
-/// use nqueens::checkpoint::DoneSet;
-/// use nqueens::search::Found;
-/// let mut done = DoneSet::default();
+/// use nqueens::checkpoint::{DoneSet, Part};
+/// let mut done = DoneSet::new(8);
 /// for k in [3, 1, 2, 7] {
-///     done.insert(k, Found { total: 10, nodes: 1, ..Found::default() });
+///     done.insert(k, Part { total: 10, unique: 0, nodes: 1 });
 /// }
-/// assert_eq!((done.len(), done.ranges()), (4, 2));
+/// assert_eq!(done.len(), 4);
 /// assert!(done.contains(2) && !done.contains(4));
 /// assert_eq!(done.sum().total, 40);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DoneSet {
-    /// first position -> (last position, sum over the range)
-    ranges: BTreeMap<usize, (usize, Found)>,
+    parts: Vec<Option<Part>>,
     len: usize,
 }
 
 impl DoneSet {
-    /// Records position `k` as finished with `found`; a position already recorded is ignored.
-    pub fn insert(&mut self, k: usize, found: Found) {
-        if self.contains(k) {
-            return;
+    /// Nothing finished among `positions` positions.
+    pub fn new(positions: usize) -> DoneSet {
+        DoneSet {
+            parts: vec![None; positions],
+            len: 0,
         }
-        let (mut first, mut last, mut sum) = (k, k, found);
-        if let Some((&f, &(l, s))) = self.ranges.range(..k).next_back() {
-            if l + 1 == k {
-                self.ranges.remove(&f);
-                first = f;
-                sum += s;
-            }
+    }
+
+    /// Records position `k` as finished with `part`; a position already recorded is ignored.
+    ///
+    /// # Panics
+    /// When `k` is not below the number of positions.
+    pub fn insert(&mut self, k: usize, part: Part) {
+        if self.parts[k].is_none() {
+            self.parts[k] = Some(part);
+            self.len += 1;
         }
-        if let Some((l, s)) = self.ranges.remove(&(k + 1)) {
-            last = l;
-            sum += s;
-        }
-        self.ranges.insert(first, (last, sum));
-        self.len += 1;
     }
 
     /// Whether position `k` is finished.
     pub fn contains(&self, k: usize) -> bool {
-        self.ranges
-            .range(..=k)
-            .next_back()
-            .is_some_and(|(_, &(last, _))| k <= last)
+        self.parts.get(k).is_some_and(Option::is_some)
     }
 
     /// Number of finished positions.
@@ -116,86 +141,220 @@ impl DoneSet {
         self.len == 0
     }
 
-    /// Number of ranges the positions form.
-    pub fn ranges(&self) -> usize {
-        self.ranges.len()
+    /// Whether every position is finished.
+    pub fn is_complete(&self) -> bool {
+        self.len == self.parts.len()
     }
 
-    /// The sum of everything finished.
+    /// What each position found, `None` where unfinished.
+    pub fn parts(&self) -> &[Option<Part>] {
+        &self.parts
+    }
+
+    /// The sum of everything finished (`u128`: a sum of at most 2^21 `u64` values, exact).
     pub fn sum(&self) -> Found {
-        self.ranges.values().map(|&(_, f)| f).sum()
+        self.parts.iter().flatten().map(|p| p.found()).sum()
     }
 }
 
-/// Writes the checkpoint of `run` with `done` to `path` atomically: a temporary file beside
-/// it, flushed to disk, then renamed over it.
-pub fn save(path: &Path, run: &RunIdentity, done: &DoneSet) -> Result<(), Error> {
-    let body = Body {
-        format: FORMAT.into(),
-        format_version: FORMAT_VERSION,
-        program_version: env!("CARGO_PKG_VERSION").into(),
-        run: run.clone(),
-        done: done
-            .ranges
-            .iter()
-            .map(|(&first, &(last, found))| DoneRange { first, last, found })
-            .collect(),
-    };
-    let json = serde_json::to_string(&body).expect("checkpoint bodies always serialise");
-    let text = format!("{json}\ncrc32 {:08x}\n", crc32fast::hash(json.as_bytes()));
-    let fail = |e: std::io::Error| checkpoint_error(path, format!("cannot write: {e}"));
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = Path::new(&tmp_name);
-    let mut file = fs::File::create(tmp).map_err(fail)?;
-    file.write_all(text.as_bytes()).map_err(fail)?;
-    file.sync_all().map_err(fail)?;
-    drop(file);
-    fs::rename(tmp, path).map_err(fail)?;
-    // make the rename itself durable
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(d) = fs::File::open(dir) {
+/// Consecutive finished positions as stored in the file: position `first + i` found
+/// `total[i]`, `unique[i]`, `nodes[i]`.
+#[derive(Serialize, Deserialize)]
+struct DoneRun {
+    first: usize,
+    total: Vec<u64>,
+    unique: Vec<u64>,
+    nodes: Vec<u64>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Body {
+    format: String,
+    format_version: u32,
+    program_version: String,
+    run: RunIdentity,
+    done: Vec<DoneRun>,
+}
+
+/// A checkpoint file opened by one run: its resolved path, and the lock that keeps every
+/// other run away from it until this one ends.
+#[derive(Debug)]
+pub struct Checkpoint {
+    path: PathBuf,
+    dir: PathBuf,
+    /// Held, never read: the lock lasts as long as the handle.
+    _lock: fs::File,
+}
+
+impl Checkpoint {
+    /// Opens the checkpoint at `path` for a run: follows symbolic links, refuses anything
+    /// but a regular file (or no file yet), takes the lock and checks that the directory
+    /// takes new files, all before any counting.
+    pub fn open(path: &Path) -> Result<Checkpoint, Error> {
+        let resolved = resolve_links(path)?;
+        let fail = |reason: String| checkpoint_error(path, reason);
+        match fs::metadata(&resolved) {
+            Ok(m) if !m.is_file() => {
+                return Err(fail(
+                    "is not a regular file (a checkpoint must be a file, or not exist yet)".into(),
+                ))
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(fail(format!("cannot be read: {e}"))),
+        }
+        let dir = match resolved.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut lock_name = resolved.as_os_str().to_owned();
+        lock_name.push(".lock");
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_name)
+            .map_err(|e| fail(format!("cannot be written: {e}")))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(fail(
+                    "is in use by another nqueens run (it holds the lock on FILE.lock); wait for it to end or use another file".into(),
+                ))
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(fail(format!("cannot be locked: {e}"))),
+        }
+        tempfile::NamedTempFile::new_in(&dir)
+            .map_err(|e| fail(format!("cannot be written: {e}")))?;
+        Ok(Checkpoint {
+            path: resolved,
+            dir,
+            _lock: lock,
+        })
+    }
+
+    /// The file that saves replace (symbolic links resolved).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the checkpoint for `run`: `Ok(None)` when there is no file yet.
+    pub fn load(&self, run: &RunIdentity) -> Result<Option<DoneSet>, Error> {
+        let Some(body) = read_body(&self.path)? else {
+            return Ok(None);
+        };
+        if body.run != *run {
+            return Err(checkpoint_error(
+                &self.path,
+                format!(
+                    "belongs to another run ({}); this run is {}; use another file or delete it",
+                    describe(&body.run),
+                    describe(run)
+                ),
+            ));
+        }
+        let mut done = DoneSet::new(run.shard.len(run.plan_subtasks));
+        for r in &body.done {
+            let len = r.total.len();
+            let end = r.first.checked_add(len);
+            if len == 0 || r.unique.len() != len || r.nodes.len() != len {
+                return Err(checkpoint_error(&self.path, "has a malformed list of finished subtasks".into()));
+            }
+            if end.is_none_or(|end| end > done.parts.len()) {
+                return Err(checkpoint_error(&self.path, "lists subtasks outside the run".into()));
+            }
+            for i in 0..len {
+                let k = r.first + i;
+                if done.contains(k) {
+                    return Err(checkpoint_error(&self.path, "lists a subtask twice".into()));
+                }
+                done.insert(
+                    k,
+                    Part {
+                        total: r.total[i],
+                        unique: r.unique[i],
+                        nodes: r.nodes[i],
+                    },
+                );
+            }
+        }
+        Ok(Some(done))
+    }
+
+    /// Writes the checkpoint of `run` with `done`: a fresh temporary file in the same
+    /// directory, flushed to disk, renamed over the file, and the directory flushed.
+    pub fn save(&self, run: &RunIdentity, done: &DoneSet) -> Result<(), Error> {
+        let body = Body {
+            format: FORMAT.into(),
+            format_version: FORMAT_VERSION,
+            program_version: env!("CARGO_PKG_VERSION").into(),
+            run: run.clone(),
+            done: runs_of(done),
+        };
+        let json = serde_json::to_string(&body).expect("checkpoint bodies always serialise");
+        let text = format!("{json}\ncrc32 {:08x}\n", crc32fast::hash(json.as_bytes()));
+        let fail = |e: std::io::Error| checkpoint_error(&self.path, format!("cannot write: {e}"));
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(fail)?;
+        tmp.write_all(text.as_bytes()).map_err(fail)?;
+        tmp.as_file().sync_all().map_err(fail)?;
+        tmp.persist(&self.path).map_err(|e| fail(e.error))?;
+        // make the rename itself durable
+        if let Ok(d) = fs::File::open(&self.dir) {
             let _ = d.sync_all();
         }
+        Ok(())
     }
-    Ok(())
 }
 
-/// Reads the checkpoint at `path` for `run`: `Ok(None)` when there is no file yet.
-pub fn load(path: &Path, run: &RunIdentity) -> Result<Option<DoneSet>, Error> {
+/// The finished positions as runs of consecutive positions.
+fn runs_of(done: &DoneSet) -> Vec<DoneRun> {
+    let mut runs: Vec<DoneRun> = Vec::new();
+    for (k, part) in done.parts.iter().enumerate() {
+        let Some(p) = part else { continue };
+        match runs.last_mut() {
+            Some(r) if r.first + r.total.len() == k => {
+                r.total.push(p.total);
+                r.unique.push(p.unique);
+                r.nodes.push(p.nodes);
+            }
+            _ => runs.push(DoneRun {
+                first: k,
+                total: vec![p.total],
+                unique: vec![p.unique],
+                nodes: vec![p.nodes],
+            }),
+        }
+    }
+    runs
+}
+
+/// Follows symbolic links from `path` to the file they name (which need not exist yet).
+fn resolve_links(path: &Path) -> Result<PathBuf, Error> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&current)
+                    .map_err(|e| checkpoint_error(path, format!("cannot read the link: {e}")))?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(checkpoint_error(path, "has too many levels of symbolic links".into()))
+}
+
+/// Reads and verifies the body at `path`; `Ok(None)` when there is no file.
+fn read_body(path: &Path) -> Result<Option<Body>, Error> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(checkpoint_error(path, format!("cannot read: {e}"))),
     };
-    let body = parse(path, &bytes)?;
-    if body.run != *run {
-        return Err(checkpoint_error(
-            path,
-            format!(
-                "belongs to another run ({}); this run is {}; use another file or delete it",
-                describe(&body.run),
-                describe(run)
-            ),
-        ));
-    }
-    let shard_len = run.shard.len(run.plan_subtasks);
-    let mut done = DoneSet::default();
-    for r in &body.done {
-        if r.first > r.last || r.last >= shard_len {
-            return Err(checkpoint_error(
-                path,
-                "lists subtasks outside the run".into(),
-            ));
-        }
-        if (r.first..=r.last).any(|k| done.contains(k)) {
-            return Err(checkpoint_error(path, "lists a subtask twice".into()));
-        }
-        // ranges are stored with their sums: keep them whole
-        done.ranges.insert(r.first, (r.last, r.found));
-        done.len += r.last - r.first + 1;
-    }
-    Ok(Some(done))
+    parse(path, &bytes).map(Some)
 }
 
 /// Splits and verifies the two lines of a checkpoint.
@@ -220,32 +379,39 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Body, Error> {
             "checksum mismatch: the file is corrupt or truncated".into(),
         ));
     }
-    let body: Body = serde_json::from_str(json)
-        .map_err(|e| checkpoint_error(path, format!("is not an nqueens checkpoint: {e}")))?;
-    if body.format != FORMAT {
-        return Err(checkpoint_error(
-            path,
-            "is not an nqueens checkpoint".into(),
-        ));
+    #[derive(Deserialize)]
+    struct Header {
+        format: String,
+        format_version: u32,
+        #[serde(default)]
+        program_version: String,
     }
-    if body.format_version != FORMAT_VERSION {
+    let header: Header = serde_json::from_str(json)
+        .map_err(|e| checkpoint_error(path, format!("is not an nqueens checkpoint: {e}")))?;
+    if header.format != FORMAT {
+        return Err(checkpoint_error(path, "is not an nqueens checkpoint".into()));
+    }
+    if header.format_version != FORMAT_VERSION {
         return Err(checkpoint_error(
             path,
             format!(
-                "has format version {} (written by nqueens {}); this program reads version {FORMAT_VERSION}",
-                body.format_version, body.program_version
+                "has format version {} (written by nqueens {}); this program reads version {FORMAT_VERSION}: finish it with that version or start again",
+                header.format_version, header.program_version
             ),
         ));
     }
-    Ok(body)
+    serde_json::from_str(json)
+        .map_err(|e| checkpoint_error(path, format!("is not an nqueens checkpoint: {e}")))
 }
 
 fn describe(run: &RunIdentity) -> String {
     format!(
-        "n={} engine={} split_depth={} shard={} unique={}{}",
+        "n={} engine={} split_depth={} plan={} subtasks ({}) shard={} unique={}{}",
         run.n,
         run.engine,
         run.split_depth,
+        run.plan_subtasks,
+        run.plan_digest,
         run.shard,
         run.unique,
         match &run.prefix {
@@ -262,10 +428,16 @@ fn checkpoint_error(path: &Path, reason: String) -> Error {
     }
 }
 
-/// Reads just the split depth a checkpoint was written with, so that a resumed run without
-/// `--split-depth` cuts its subtasks the same way. `None` when there is no usable file (the
-/// full check happens in [`load`]).
-pub fn split_depth_of(path: &Path) -> Option<usize> {
-    let bytes = fs::read(path).ok()?;
-    parse(path, &bytes).ok().map(|b| b.run.split_depth)
+/// The identity a checkpoint was written for, so that a resumed run without an explicit
+/// split depth cuts its subtasks the same way, and a foreign file is named as such before
+/// any plan is built. `Ok(None)` when there is no file yet.
+pub fn identity_of(path: &Path) -> Result<Option<RunIdentity>, Error> {
+    let resolved = resolve_links(path)?;
+    if fs::metadata(&resolved).is_ok_and(|m| !m.is_file()) {
+        return Err(checkpoint_error(
+            path,
+            "is not a regular file (a checkpoint must be a file, or not exist yet)".into(),
+        ));
+    }
+    Ok(read_body(&resolved)?.map(|b| b.run))
 }

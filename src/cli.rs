@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::board::MAX_N;
+use nqueens::parallel::MAX_THREADS;
 use nqueens::list::ListOptions;
 use nqueens::render::Format;
 use nqueens::shard::Shard;
@@ -41,10 +42,10 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct ScaleArgs {
     /// Board side, 1 to 32.
-    #[arg(value_parser = parse_n)]
+    #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     pub n: usize,
     /// Thread counts, e.g. 1,2,4 (default: 1, 2, 4, ... up to all logical CPUs).
-    #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, env = "NQUEENS_THREADS")]
+    #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, env = "NQUEENS_THREADS", allow_negative_numbers = true)]
     pub threads: Option<Vec<usize>>,
     /// Timed runs per thread count.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -102,13 +103,18 @@ pub struct MergeArgs {
     /// Print one JSON object instead of the plain total.
     #[arg(long)]
     pub json: bool,
+    /// Recount K randomly chosen subtasks of every shard and refuse on any difference.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub verify: Option<u64>,
+    #[command(flatten)]
+    pub search: SearchArgs,
 }
 
 /// Flags shared by every command that searches.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     /// Worker threads (default: all logical CPUs).
-    #[arg(short, long, env = "NQUEENS_THREADS", value_parser = parse_threads)]
+    #[arg(short, long, env = "NQUEENS_THREADS", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }
 
@@ -116,7 +122,7 @@ pub struct SearchArgs {
 #[derive(Args, Debug)]
 pub struct CountArgs {
     /// Board side, 1 to 32.
-    #[arg(value_parser = parse_n)]
+    #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     pub n: usize,
     #[command(flatten)]
     pub search: SearchArgs,
@@ -135,7 +141,7 @@ pub struct CountArgs {
     /// Count only the completions of these first rows (1-based columns, e.g. "1 3 5").
     #[arg(long, allow_hyphen_values = true)]
     pub prefix: Option<String>,
-    /// Rows enumerated into subtasks (default: chosen from N and the thread count).
+    /// Rows enumerated into subtasks (default: chosen from N).
     #[arg(long)]
     pub split_depth: Option<usize>,
     /// Print time, engine, kernel, subtasks and search nodes on stderr.
@@ -147,7 +153,7 @@ pub struct CountArgs {
     /// Save finished subtasks to FILE as the run goes, and resume from it when it exists.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
-    /// Seconds between checkpoint saves.
+    /// Seconds between checkpoint saves (0.1 to 86400).
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
     pub checkpoint_every: f64,
     /// Count only shard I (0-based) of M (default: from SLURM_ARRAY_TASK_ID/COUNT or
@@ -160,7 +166,7 @@ pub struct CountArgs {
 #[derive(Args, Debug)]
 pub struct ListArgs {
     /// Board side, 1 to 32.
-    #[arg(value_parser = parse_n)]
+    #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     pub n: usize,
     #[command(flatten)]
     pub search: SearchArgs,
@@ -275,11 +281,13 @@ pub fn parse_n(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Parses a thread count.
+/// Parses a thread count: 1 to [`MAX_THREADS`].
 pub fn parse_threads(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
-        Ok(t) if t >= 1 => Ok(t),
-        _ => Err("threads must be an integer of at least 1".into()),
+        Ok(t) if (1..=MAX_THREADS).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "threads must be an integer from 1 to {MAX_THREADS}"
+        )),
     }
 }
 
@@ -299,10 +307,17 @@ pub fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse().map_err(|e: nqueens::Error| e.to_string())
 }
 
-/// Parses a positive number of seconds.
+/// The range of `--checkpoint-every`: a tenth of a second (every save is an fsync) to a day.
+const SAVE_EVERY_SECONDS: std::ops::RangeInclusive<f64> = 0.1..=86_400.0;
+
+/// Parses the seconds between checkpoint saves.
 pub fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
-        _ => Err("must be a positive number of seconds".into()),
+        Ok(v) if SAVE_EVERY_SECONDS.contains(&v) => Ok(v),
+        _ => Err(format!(
+            "must be a number of seconds from {} to {}",
+            SAVE_EVERY_SECONDS.start(),
+            SAVE_EVERY_SECONDS.end()
+        )),
     }
 }

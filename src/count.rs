@@ -18,7 +18,7 @@ pub struct CountOptions {
     pub kernel: KernelChoice,
     /// Count fundamental solutions too.
     pub unique: bool,
-    /// Rows enumerated into subtasks; `None` = chosen from N and the thread count.
+    /// Rows enumerated into subtasks; `None` = chosen from N.
     pub split_depth: Option<usize>,
     /// Pin worker threads to cores (worker i on core i modulo the cores).
     pub pin: bool,
@@ -28,21 +28,20 @@ impl CountOptions {
     /// The thread count these options resolve to.
     pub fn resolved_threads(&self) -> Result<usize, Error> {
         match self.threads {
-            Some(0) => Err(Error::ZeroThreads),
-            Some(t) => Ok(t),
+            Some(t) => parallel::check_threads(t),
             None => Ok(num_cpus::get()),
         }
     }
 
     /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
+    /// It depends on N, the engine, the prefix and the split depth, never on the threads.
     pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
-        let threads = self.resolved_threads()?;
         Plan::with_target(
             n,
             self.engine,
             prefix,
             self.split_depth,
-            default_min_subtasks(n, threads),
+            default_min_subtasks(n),
         )
     }
 }
@@ -56,8 +55,10 @@ pub struct Counts {
     pub total: u128,
     /// Number of fundamental solutions, when asked for.
     pub unique: Option<u128>,
-    /// Queens placed by the search.
+    /// Queens placed by the search (resumed subtasks included).
     pub nodes: u128,
+    /// Queens placed by this run (without resumed subtasks): what `nodes_per_s` measures.
+    pub searched_nodes: u128,
     /// Subtasks the search was cut into.
     pub subtasks: usize,
     /// The largest subtask's share of the nodes (how finely the work is cut).
@@ -146,6 +147,7 @@ impl Counts {
             total: found.total,
             unique: opts.unique.then_some(found.unique),
             nodes: found.nodes,
+            searched_nodes: found.nodes,
             subtasks,
             largest_subtask_share: share(found.max_subtask_nodes, found.nodes),
             split_depth: plan.depth(),

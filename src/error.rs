@@ -1,11 +1,13 @@
 //! The library's error type.
 
+use crate::split::Engine;
 use thiserror::Error as ThisError;
 
 /// What can go wrong when asking the library for a count or a list.
 ///
-/// Every variant is a problem with the request (a usage error in CLI terms) except
-/// [`Error::Interrupted`], which reports a run stopped on request.
+/// Most variants are problems with the request (usage errors in CLI terms, exit 2);
+/// [`Error::is_usage`] tells them from failures while running (exit 1) and
+/// [`Error::Interrupted`] (a run stopped on request).
 #[derive(Debug, ThisError, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The board side is outside 1..=32.
@@ -17,6 +19,14 @@ pub enum Error {
     /// A thread count of zero.
     #[error("threads must be at least 1")]
     ZeroThreads,
+    /// A thread count far beyond any machine.
+    #[error("{threads} threads is more than the {max} allowed")]
+    TooManyThreads {
+        /// What was asked.
+        threads: usize,
+        /// The most allowed ([`crate::parallel::MAX_THREADS`]).
+        max: usize,
+    },
     /// A split depth that the board cannot take.
     #[error("split depth must be from 1 to {max}, got {depth}")]
     BadSplitDepth {
@@ -25,9 +35,33 @@ pub enum Error {
         /// The largest depth allowed for this board.
         max: usize,
     },
+    /// A split depth that gives too many subtasks.
+    #[error("split depth {depth} gives more than {max} subtasks; choose a smaller split depth")]
+    TooManySubtasks {
+        /// What was asked (or the default's depth).
+        depth: usize,
+        /// The most subtasks a plan may hold.
+        max: usize,
+    },
+    /// An engine asked for by name together with a prefix, which is counted without symmetry.
+    #[error("a prefix is counted without symmetry: engine {} cannot take one (use engine auto)", .0.name())]
+    EngineWithPrefix(Engine),
+    /// An engine asked for by name on a board too small for it.
+    #[error("engine {} needs N of at least {min}, got {n} (use engine auto or mirror)", .engine.name())]
+    EngineTooSmall {
+        /// The engine asked for.
+        engine: Engine,
+        /// The board side.
+        n: usize,
+        /// The smallest board it takes.
+        min: usize,
+    },
     /// Options that cannot be combined.
     #[error("{0}")]
     Conflict(String),
+    /// A failure while running (threads that cannot start, a file that cannot be written).
+    #[error("{0}")]
+    Failed(String),
     /// A kernel that this CPU cannot run.
     #[error("{0}")]
     KernelUnavailable(String),
@@ -59,7 +93,11 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         !matches!(
             self,
-            Error::Checkpoint { .. } | Error::Merge(_) | Error::Mismatch(_) | Error::Interrupted
+            Error::Checkpoint { .. }
+                | Error::Merge(_)
+                | Error::Mismatch(_)
+                | Error::Interrupted
+                | Error::Failed(_)
         )
     }
 }

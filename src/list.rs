@@ -64,8 +64,7 @@ impl Lister {
     pub fn new(n: usize, opts: &ListOptions) -> Result<Lister, Error> {
         check_n(n)?;
         let threads = match opts.threads {
-            Some(0) => return Err(Error::ZeroThreads),
-            Some(t) => t,
+            Some(t) => parallel::check_threads(t)?,
             None => num_cpus::get(),
         };
         let plan = Plan::with_target(
@@ -73,7 +72,7 @@ impl Lister {
             EngineChoice::Auto,
             Some(&[]),
             None,
-            default_min_subtasks(n, threads),
+            default_min_subtasks(n),
         )?;
         Ok(Lister {
             plan,

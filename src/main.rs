@@ -13,6 +13,7 @@ use nqueens::shard::Shard;
 use nqueens::Error;
 use progress::Progress;
 use std::io::{self, BufWriter, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -22,6 +23,14 @@ use std::time::Duration;
 const EXIT_USAGE: u8 = 2;
 /// Exit code after an interruption (SIGINT/SIGTERM).
 const EXIT_INTERRUPTED: u8 = 130;
+
+/// Writes one line on stderr. A stderr that cannot take it (full, closed) is ignored: a
+/// message must never take the program down.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(io::stderr(), $($arg)*);
+    }};
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -45,13 +54,38 @@ fn clap_exit(e: clap::Error) -> ExitCode {
             ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 })
         }
         _ => {
-            let text = e.to_string();
-            let line = text.lines().next().unwrap_or("invalid arguments");
-            let line = line.strip_prefix("error: ").unwrap_or(line);
-            eprintln!("nqueens: {line}");
+            say!("nqueens: {}", usage_line(&e));
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// One line for a parse error: clap's first line, what is allowed, and what was missing.
+fn usage_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let strings = |kind| match e.get(kind) {
+        Some(ContextValue::Strings(list)) => Some(list.join(", ")),
+        Some(ContextValue::String(one)) => Some(one.clone()),
+        _ => None,
+    };
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("invalid arguments");
+    let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        if let Some(missing) = strings(ContextKind::InvalidArg) {
+            line = format!("missing required argument {missing}");
+        }
+    }
+    if let Some(valid) = strings(ContextKind::ValidValue) {
+        line.push_str(&format!("; allowed values: {valid}"));
+    }
+    if let Some(similar) = strings(ContextKind::SuggestedArg) {
+        line.push_str(&format!("; did you mean {similar}?"));
+    }
+    if let Some(sub) = strings(ContextKind::SuggestedSubcommand) {
+        line.push_str(&format!("; did you mean {sub}?"));
+    }
+    line
 }
 
 /// Maps an error to its message and exit code; a closed stdout is a quiet success.
@@ -61,7 +95,7 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     }
-    eprintln!("nqueens: {e:#}");
+    say!("nqueens: {e:#}");
     match e.downcast_ref::<Error>() {
         Some(Error::Interrupted) => ExitCode::from(EXIT_INTERRUPTED),
         Some(e) if e.is_usage() => ExitCode::from(EXIT_USAGE),
@@ -88,23 +122,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     use nqueens::scale;
-    let threads = args
+    exit_on_signal()?;
+    let asked = args
         .threads
         .clone()
         .unwrap_or_else(|| scale::default_threads(num_cpus::get()));
+    let (threads, added) = scale::thread_list(&asked);
+    if added {
+        say!("nqueens: scale: adding a 1-thread run, the baseline of every speedup");
+    }
+    if let Some(path) = &args.plot {
+        check_writable(path)?;
+    }
     let report = scale::measure(
         args.n,
         &args.options(),
         &threads,
         args.repeat as usize,
-        |t, run, secs| {
-            eprintln!("threads={t} run={run} {secs:.3}s");
-        },
+        |t, run, secs| say!("threads={t} run={run} {secs:.3}s"),
     )?;
     if let Some(path) = &args.plot {
         let svg = scale::plot_svg(&report)?;
         std::fs::write(path, svg)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            .map_err(|e| Error::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
     let text = match args.format {
         ScaleFormat::Table => scale::to_table(&report.rows),
@@ -118,29 +158,67 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Fails (exit 1) unless `path` can be written, without changing an existing file.
+fn check_writable(path: &Path) -> Result<()> {
+    let fail = |e: io::Error| Error::Failed(format!("cannot write {}: {e}", path.display()));
+    if path.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+    } else {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    }
+    Ok(())
+}
+
 fn merge(args: &MergeArgs) -> Result<ExitCode> {
     let mut records = Vec::new();
     for path in &args.files {
         let name = path.display().to_string();
-        let text = if name == "-" {
-            io::read_to_string(io::stdin())?
+        let found = if name == "-" {
+            nqueens::merge::read_records(&name, io::stdin().lock())?
         } else {
-            std::fs::read_to_string(path)
-                .map_err(|e| Error::Merge(format!("{name}: cannot read: {e}")))?
+            let cannot = |e: io::Error| Error::Merge(format!("{name}: cannot read: {e}"));
+            // a device or a FIFO could be read without end or block forever: files only
+            if !std::fs::metadata(path).map_err(cannot)?.is_file() {
+                return Err(Error::Merge(format!(
+                    "{name}: is not a regular file (give - to read standard input)"
+                ))
+                .into());
+            }
+            let file = std::fs::File::open(path).map_err(cannot)?;
+            nqueens::merge::read_records(&name, io::BufReader::new(file))?
         };
-        records.extend(nqueens::merge::parse_records(&name, &text)?);
+        records.extend(found);
     }
     let merged = nqueens::merge::merge(&records)?;
+    if let Some(k) = args.verify {
+        let opts = nqueens::CountOptions {
+            threads: args.search.threads,
+            ..Default::default()
+        };
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nqueens::merge::verify(&records, k as usize, &opts, seed)?;
+        say!(
+            "nqueens: merge: recounted up to {k} subtasks of each of {} shards: all agree",
+            records.len()
+        );
+    }
     let mut out = io::stdout().lock();
     if args.json {
         writeln!(out, "{}", merged.to_json())?;
     } else {
-        let number = |s: &str| s.parse::<u128>().expect("merge checked every count");
-        writeln!(
-            out,
-            "{}",
-            plain_line(number(&merged.total), merged.unique.as_deref().map(number))
-        )?;
+        match &merged.unique {
+            Some(unique) => writeln!(out, "{} {unique}", merged.total)?,
+            None => writeln!(out, "{}", merged.total)?,
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -161,7 +239,22 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// For commands with nothing to save: SIGINT and SIGTERM end the process at once with the
+/// contract's exit code 130.
+fn exit_on_signal() -> Result<()> {
+    #[cfg(unix)]
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            EXIT_INTERRUPTED as i32,
+            Arc::new(AtomicBool::new(true)),
+        )?;
+    }
+    Ok(())
+}
+
 fn list(args: &ListArgs) -> Result<ExitCode> {
+    exit_on_signal()?;
     let opts = args.options();
     let lister = Lister::new(args.n, &opts)?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -188,6 +281,8 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
 }
 
 fn count(args: &CountArgs) -> Result<ExitCode> {
+    // signals first: a SIGTERM while threads start or the plan is built is not lost
+    let cancel = interrupt_flag()?;
     let mut opts = args.options();
     let prefix = match &args.prefix {
         Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
@@ -197,22 +292,31 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         Some(s) => Some(s),
         None => Shard::from_env(|name| std::env::var(name).ok())?,
     };
-    if opts.split_depth.is_none() {
-        // a resumed run cuts its subtasks as the run that wrote the checkpoint did
-        opts.split_depth = args
-            .checkpoint
-            .as_deref()
-            .and_then(nqueens::checkpoint::split_depth_of);
+    if let Some(path) = &args.checkpoint {
+        if let Some(saved) = nqueens::checkpoint::identity_of(path)? {
+            if saved.n != args.n {
+                return Err(Error::Checkpoint {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "belongs to another run (N={}, not N={}); use another file or delete it",
+                        saved.n, args.n
+                    ),
+                }
+                .into());
+            }
+            // a resumed run cuts its subtasks as the run that wrote the checkpoint did
+            opts.split_depth.get_or_insert(saved.split_depth);
+        }
     }
     let plan = opts.plan(args.n, prefix.as_deref())?;
     let shard = chosen_shard.unwrap_or(Shard::WHOLE);
-    let cancel = interrupt_flag()?;
     let bar = Progress::new(args.progress, shard.len(plan.len()));
     let report = |done: usize, _of: usize| {
         if let Some(bar) = &bar {
             bar.update(done);
         }
     };
+    let save_failed = |e: &Error| say!("nqueens: {e}; trying again at the next save");
     let spec = JobSpec {
         plan: &plan,
         opts: &opts,
@@ -222,6 +326,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         save_every: Duration::from_secs_f64(args.checkpoint_every),
         cancel: Some(&cancel),
         progress: Some(&report),
+        on_save_error: Some(&save_failed),
     };
     let outcome = run_job(&spec);
     if let Some(bar) = &bar {
@@ -236,7 +341,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
                 ),
                 None => String::new(),
             };
-            eprintln!("nqueens: interrupted{saved}");
+            say!("nqueens: interrupted{saved}");
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         other => other?,
@@ -244,14 +349,20 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     let counts = &outcome.counts;
     let mut out = io::stdout().lock();
     if args.json {
-        let record = CountRecord::from_job(&outcome, plan.len(), chosen_shard.is_some());
+        let record = CountRecord::from_job(&outcome, chosen_shard.is_some());
         writeln!(out, "{}", record.to_json())?;
     } else {
         writeln!(out, "{}", plain_line(counts.total, counts.unique))?;
     }
     out.flush()?;
+    if let Some(s) = chosen_shard.filter(|_| !args.json) {
+        say!("nqueens: the total of shard {s} only: count every shard with --json and add them up with nqueens merge");
+    }
+    if let Some(e) = &outcome.save_error {
+        say!("nqueens: {e}; the total above is complete, the checkpoint is older than it");
+    }
     if args.stats {
-        eprintln!("{}", stats_line(counts));
+        say!("{}", stats_line(counts));
     }
     Ok(ExitCode::SUCCESS)
 }

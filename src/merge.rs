@@ -1,18 +1,34 @@
-//! Adding up the `count --json` records of the shards of one run.
+//! Adding up the `count --json` records of the shards of one run, and checking them.
+//!
+//! Every record names its run (N, engine, split depth, plan size and digest, prefix,
+//! `unique`, schema version) and its shard; merge refuses records that disagree on any of it,
+//! a shard that is missing, repeated or incomplete, a total that differs from the sum of its
+//! recorded per-subtask parts, and any sum that would not fit. [`verify`] recounts sampled
+//! subtasks of every shard: a check against faulty machines, which checksums cannot give.
 
+use crate::count::{count_subtasks, CountOptions};
 use crate::error::Error;
+use crate::parallel::Control;
 use crate::report::{CountRecord, SCHEMA_VERSION};
+use crate::search::Found;
 use crate::shard::Shard;
+use crate::split::{Engine, Plan};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
+use std::sync::Mutex;
+
+/// The longest record line read (a shard's per-subtask parts of the largest plan fit).
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+
+/// Missing shards named in a message before the rest are only counted.
+const NAMED_MISSING: usize = 8;
 
 /// Merges shard records (each with the name of where it came from, for messages).
-///
-/// Refuses records of different runs (N, engine, split depth, shard count, `unique`),
-/// incomplete shards, and a shard that is missing or given twice.
 ///
 /// ```
 /// use nqueens::merge::merge;
 /// use nqueens::report::CountRecord;
-/// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":3,"split_depth":2,"nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i);
+/// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":3,"plan_subtasks":6,"split_depth":2,"plan_digest":"0badcafe","nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i);
 /// let records: Vec<(String, CountRecord)> = (0..2)
 ///     .map(|i| (format!("shard{i}"), serde_json::from_str(&line(i)).unwrap()))
 ///     .collect();
@@ -23,65 +39,45 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
     let (first_name, first) = records
         .first()
         .ok_or_else(|| Error::Merge("no shard results given".into()))?;
-    let shard_of = |r: &CountRecord| r.shard.unwrap_or(Shard::WHOLE);
-    let count = shard_of(first).count;
-    let mut seen: Vec<Option<&str>> = vec![None; count];
+    let count = shard_of(first_name, first)?.count;
+    let mut seen: BTreeMap<usize, &str> = BTreeMap::new();
     let mut sum = Sums::default();
     for (name, r) in records {
-        let differ = |what: &str| {
-            Error::Merge(format!(
-                "{name}: {what} differs from {first_name}; they are not shards of one run"
-            ))
-        };
-        if r.schema_version != SCHEMA_VERSION {
-            return Err(Error::Merge(format!(
-                "{name}: schema_version {} is not {SCHEMA_VERSION}",
-                r.schema_version
-            )));
-        }
-        if r.n != first.n {
-            return Err(differ("N"));
-        }
-        if r.engine != first.engine {
-            return Err(differ("the engine"));
-        }
-        if r.split_depth != first.split_depth || r.plan_subtasks != first.plan_subtasks {
-            return Err(differ("the split depth"));
-        }
-        if r.unique.is_some() != first.unique.is_some() {
-            return Err(differ("--unique"));
-        }
-        let shard = shard_of(r);
+        check_record(name, r)?;
+        same_run(name, r, first_name, first)?;
+        let shard = shard_of(name, r)?;
         if shard.count != count {
-            return Err(differ("the shard count"));
+            return Err(differ(name, "the shard count", first_name));
         }
         if !r.complete {
             return Err(Error::Merge(format!(
                 "{name}: shard {shard} is incomplete; finish it (resume its checkpoint) first"
             )));
         }
-        if let Some(other) = seen[shard.index].replace(name) {
+        if let Some(other) = seen.insert(shard.index, name) {
             return Err(Error::Merge(format!(
                 "{name}: shard {shard} is given twice (also in {other})"
             )));
         }
         sum.add(name, r)?;
     }
-    let missing: Vec<String> = (0..count)
-        .filter(|&i| seen[i].is_none())
-        .map(|i| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
+    if seen.len() < count {
+        let missing: Vec<String> = (0..count)
+            .filter(|i| !seen.contains_key(i))
+            .take(NAMED_MISSING)
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        let more = count - seen.len() - missing.len();
         return Err(Error::Merge(format!(
-            "missing shard(s) {}",
-            missing.join(", ")
+            "missing shard(s) {}{}",
+            missing.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         )));
     }
-    let nodes_per_s = if sum.elapsed_s > 0.0 {
-        sum.nodes as f64 / sum.elapsed_s
-    } else {
-        0.0
-    };
     Ok(CountRecord {
         total: sum.total.to_string(),
         unique: first.unique.as_ref().map(|_| sum.unique.to_string()),
@@ -95,7 +91,12 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
         subtasks: sum.subtasks,
         resumed_subtasks: sum.resumed,
         nodes: sum.nodes.to_string(),
-        nodes_per_s,
+        // shards run side by side: the nodes they searched over the slowest one's time
+        nodes_per_s: if sum.elapsed_s > 0.0 {
+            sum.searched_nodes / sum.elapsed_s
+        } else {
+            0.0
+        },
         largest_subtask_share: if sum.nodes > 0 {
             sum.largest_subtask_nodes / sum.nodes as f64
         } else {
@@ -103,9 +104,106 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
         },
         complete: true,
         shard: None,
+        parts: None,
         version: env!("CARGO_PKG_VERSION").into(),
         ..first.clone()
     })
+}
+
+/// The shard of a record (the whole run when it has none), checked.
+fn shard_of(name: &str, r: &CountRecord) -> Result<Shard, Error> {
+    let s = r.shard.unwrap_or(Shard::WHOLE);
+    Shard::new(s.index, s.count).map_err(|e| Error::Merge(format!("{name}: {e}")))
+}
+
+fn differ(name: &str, what: &str, first_name: &str) -> Error {
+    Error::Merge(format!(
+        "{name}: {what} differs from {first_name}; they are not shards of one run"
+    ))
+}
+
+/// The checks one record passes on its own: format, identity present, parts that add up.
+fn check_record(name: &str, r: &CountRecord) -> Result<(), Error> {
+    let bad = |what: String| Error::Merge(format!("{name}: {what}"));
+    if r.schema_version != SCHEMA_VERSION {
+        return Err(bad(format!(
+            "schema_version {} is not {SCHEMA_VERSION}",
+            r.schema_version
+        )));
+    }
+    if r.plan_digest.is_none() || r.plan_subtasks == 0 {
+        return Err(bad(
+            "has no plan_digest or plan_subtasks (written by an older nqueens): count the shard again".into(),
+        ));
+    }
+    let shard = shard_of(name, r)?;
+    if r.subtasks != shard.len(r.plan_subtasks) {
+        return Err(bad(format!(
+            "shard {shard} of {} subtasks has {} subtasks, not {}",
+            r.plan_subtasks,
+            r.subtasks,
+            shard.len(r.plan_subtasks)
+        )));
+    }
+    if let Some(parts) = &r.parts {
+        let check = |field: &str, list: &[String], whole: &str| -> Result<(), Error> {
+            if list.len() != r.subtasks {
+                return Err(bad(format!(
+                    "lists {} {field} parts for {} subtasks",
+                    list.len(),
+                    r.subtasks
+                )));
+            }
+            let mut sum = 0u128;
+            for v in list {
+                sum = sum
+                    .checked_add(number(name, field, v)?)
+                    .ok_or_else(|| overflow(name, field))?;
+            }
+            if sum != number(name, field, whole)? {
+                return Err(bad(format!(
+                    "{field} {whole} is not the sum of its subtasks' parts ({sum}): the record was altered"
+                )));
+            }
+            Ok(())
+        };
+        check("total", &parts.total, &r.total)?;
+        match (&parts.unique, &r.unique) {
+            (Some(list), Some(whole)) => check("unique", list, whole)?,
+            (None, None) => {}
+            _ => return Err(bad("unique parts do not match the unique count".into())),
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a record that is not of the same run as the first one.
+fn same_run(name: &str, r: &CountRecord, first_name: &str, first: &CountRecord) -> Result<(), Error> {
+    let checks = [
+        (r.n != first.n, "N"),
+        (r.engine != first.engine, "the engine"),
+        (r.split_depth != first.split_depth, "the split depth"),
+        (r.plan_subtasks != first.plan_subtasks, "the plan size"),
+        (
+            r.plan_digest != first.plan_digest,
+            "the plan digest (programs whose subtask ids mean other subtasks)",
+        ),
+        (r.prefix != first.prefix, "the prefix"),
+        (r.unique.is_some() != first.unique.is_some(), "--unique"),
+    ];
+    match checks.iter().find(|(differs, _)| *differs) {
+        Some((_, what)) => Err(differ(name, what, first_name)),
+        None => Ok(()),
+    }
+}
+
+fn number(name: &str, field: &str, v: &str) -> Result<u128, Error> {
+    v.parse::<u128>()
+        .map_err(|_| Error::Merge(format!("{name}: {field} \"{v}\" is not a whole number below 2^128")))
+}
+
+fn overflow(name: &str, field: &str) -> Error {
+    Error::Merge(format!("{name}: the sum of {field} does not fit in 128 bits"))
 }
 
 #[derive(Default)]
@@ -113,6 +211,7 @@ struct Sums {
     total: u128,
     unique: u128,
     nodes: u128,
+    searched_nodes: f64,
     subtasks: usize,
     resumed: usize,
     threads: usize,
@@ -124,37 +223,162 @@ struct Sums {
 
 impl Sums {
     fn add(&mut self, name: &str, r: &CountRecord) -> Result<(), Error> {
-        let number = |field: &str, v: &str| {
-            v.parse::<u128>()
-                .map_err(|_| Error::Merge(format!("{name}: {field} \"{v}\" is not a whole number")))
+        let add = |acc: u128, field: &str, v: &str| -> Result<u128, Error> {
+            acc.checked_add(number(name, field, v)?)
+                .ok_or_else(|| overflow(name, field))
         };
-        self.total += number("total", &r.total)?;
+        self.total = add(self.total, "total", &r.total)?;
         if let Some(u) = &r.unique {
-            self.unique += number("unique", u)?;
+            self.unique = add(self.unique, "unique", u)?;
         }
-        let nodes = number("nodes", &r.nodes)?;
-        self.nodes += nodes;
+        let nodes = number(name, "nodes", &r.nodes)?;
+        self.nodes = add(self.nodes, "nodes", &r.nodes)?;
+        self.searched_nodes += r.nodes_per_s * r.elapsed_s;
         self.largest_subtask_nodes = self
             .largest_subtask_nodes
             .max(r.largest_subtask_share * nodes as f64);
-        self.subtasks += r.subtasks;
-        self.resumed += r.resumed_subtasks;
-        self.threads += r.threads;
+        self.subtasks = self.subtasks.saturating_add(r.subtasks);
+        self.resumed = self.resumed.saturating_add(r.resumed_subtasks);
+        self.threads = self.threads.saturating_add(r.threads);
         self.elapsed_s = self.elapsed_s.max(r.elapsed_s);
         Ok(())
     }
 }
 
-/// Parses the records in `text` (one JSON object per non-empty line) from `source`.
-pub fn parse_records(source: &str, text: &str) -> Result<Vec<(String, CountRecord)>, Error> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            let name = format!("{source}:{}", i + 1);
-            serde_json::from_str(line)
-                .map(|r| (name.clone(), r))
-                .map_err(|e| Error::Merge(format!("{name}: not a count --json record: {e}")))
-        })
-        .collect()
+/// Reads the records of `source` (one JSON object per non-empty line), refusing a line
+/// longer than [`MAX_RECORD_BYTES`] instead of reading without end.
+///
+/// ```
+/// let text = "\n{\"schema_version\":1}\n";
+/// let err = nqueens::merge::read_records("f", text.as_bytes()).unwrap_err();
+/// assert!(err.to_string().contains("f:2: not a count --json record"));
+/// ```
+pub fn read_records(source: &str, mut input: impl BufRead) -> Result<Vec<(String, CountRecord)>, Error> {
+    let mut records = Vec::new();
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let read = Read::take(&mut input, MAX_RECORD_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::Merge(format!("{source}: cannot read: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        let name = format!("{source}:{number}");
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(Error::Merge(format!(
+                "{name}: line longer than {MAX_RECORD_BYTES} bytes: not a count --json record"
+            )));
+        }
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(&text)
+            .map_err(|e| Error::Merge(format!("{name}: not a count --json record: {e}")))?;
+        records.push((name, record));
+    }
+    Ok(records)
+}
+
+/// Recounts `k` randomly chosen subtasks of every record (all of them when a shard has
+/// fewer) with `opts`' threads and kernel, and refuses, naming the record and the subtask,
+/// when any differs from what the record says it found. `seed` picks the samples.
+pub fn verify(
+    records: &[(String, CountRecord)],
+    k: usize,
+    opts: &CountOptions,
+    seed: u64,
+) -> Result<(), Error> {
+    let mut rng = SplitMix(seed);
+    for (name, r) in records {
+        check_record(name, r)?;
+        let bad = |what: String| Error::Merge(format!("{name}: {what}"));
+        let parts = r.parts.as_ref().ok_or_else(|| {
+            bad("has no per-subtask parts to verify (only sharded runs, --shard I/M, record them)".into())
+        })?;
+        let (_, choice) = Engine::from_name(&r.engine)
+            .ok_or_else(|| bad(format!("unknown engine \"{}\"", r.engine)))?;
+        let prefix: Option<Vec<usize>> = match &r.prefix {
+            Some(p) if p.iter().any(|&c| c == 0) => {
+                return Err(bad("prefix columns are 1-based".into()))
+            }
+            Some(p) => Some(p.iter().map(|c| c - 1).collect()),
+            None => None,
+        };
+        let plan = Plan::new(r.n, choice, prefix.as_deref(), Some(r.split_depth))
+            .map_err(|e| bad(format!("cannot rebuild its plan: {e}")))?;
+        if Some(plan.digest()) != r.plan_digest || plan.len() != r.plan_subtasks {
+            return Err(bad(
+                "its plan digest is not this program's: verify with the nqueens version that counted it".into(),
+            ));
+        }
+        let shard = shard_of(name, r)?;
+        let positions = sample(&mut rng, r.subtasks, k);
+        let ids: Vec<usize> = positions.iter().map(|&p| shard.global(p)).collect();
+        let found: Mutex<BTreeMap<usize, Found>> = Mutex::new(BTreeMap::new());
+        let record = |id: usize, f: Found| {
+            found
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id, f);
+        };
+        let run_opts = CountOptions {
+            unique: r.unique.is_some(),
+            ..opts.clone()
+        };
+        let control = Control {
+            cancel: None,
+            on_done: Some(&record),
+        };
+        count_subtasks(&plan, &ids, &run_opts, control)?;
+        let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        for &pos in &positions {
+            let id = shard.global(pos);
+            let again = found[&id];
+            let said_total = number(name, "total", &parts.total[pos])?;
+            let said_unique = match &parts.unique {
+                Some(u) => Some(number(name, "unique", &u[pos])?),
+                None => None,
+            };
+            let again_unique = said_unique.map(|_| again.unique);
+            if (said_total, said_unique) != (again.total, again_unique) {
+                return Err(bad(format!(
+                    "subtask {id} records total {said_total}{} but counts {}{} when recounted: the shard is wrong",
+                    said_unique.map_or(String::new(), |u| format!(" unique {u}")),
+                    again.total,
+                    again_unique.map_or(String::new(), |u| format!(" unique {u}")),
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `k` distinct positions out of `len`, in increasing order (all of them when `k >= len`).
+fn sample(rng: &mut SplitMix, len: usize, k: usize) -> Vec<usize> {
+    let mut all: Vec<usize> = (0..len).collect();
+    if k < len {
+        // a partial Fisher-Yates shuffle: the first k are a uniform sample
+        for i in 0..k {
+            let j = i + (rng.next() % (len - i) as u64) as usize;
+            all.swap(i, j);
+        }
+        all.truncate(k);
+        all.sort_unstable();
+    }
+    all
+}
+
+/// A small, well-mixed generator (SplitMix64) for picking samples.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
 }

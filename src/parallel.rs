@@ -17,11 +17,31 @@ pub struct Control<'a> {
     pub on_done: Option<&'a (dyn Fn(usize, Found) + Sync)>,
 }
 
+/// The most worker threads a run may ask for: far above any machine's cores, far below what
+/// exhausts memory while the threads start.
+pub const MAX_THREADS: usize = 4096;
+
+/// Checks a thread count: from 1 to [`MAX_THREADS`].
+///
+/// ```
+/// use nqueens::parallel::check_threads;
+/// assert!(check_threads(1).is_ok() && check_threads(4096).is_ok());
+/// assert!(check_threads(0).is_err() && check_threads(4097).is_err());
+/// ```
+pub fn check_threads(threads: usize) -> Result<usize, Error> {
+    match threads {
+        0 => Err(Error::ZeroThreads),
+        t if t > MAX_THREADS => Err(Error::TooManyThreads {
+            threads: t,
+            max: MAX_THREADS,
+        }),
+        t => Ok(t),
+    }
+}
+
 /// Builds a pool of `threads` workers, pinned to cores when `pin` (where the OS allows).
 pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
-    if threads == 0 {
-        return Err(Error::ZeroThreads);
-    }
+    check_threads(threads)?;
     let cores = if pin {
         core_affinity::get_core_ids().unwrap_or_default()
     } else {
@@ -36,7 +56,7 @@ pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
             }
         })
         .build()
-        .map_err(|e| Error::Conflict(format!("cannot start {threads} threads: {e}")))
+        .map_err(|e| Error::Failed(format!("cannot start {threads} threads: {e}")))
 }
 
 /// Runs the subtasks `ids` of `plan` on `pool`, work-stealing one subtask at a time.

@@ -24,6 +24,8 @@ pub struct Progress {
     bar: ProgressBar,
     /// `auto` mode: not drawn until the run has lasted [`AUTO_DELAY`].
     revealed: AtomicBool,
+    /// Whether the first report (the subtasks a resumed run starts with) came.
+    started: AtomicBool,
 }
 
 impl Progress {
@@ -49,11 +51,18 @@ impl Progress {
         Some(Progress {
             bar,
             revealed: AtomicBool::new(mode == ProgressMode::Always),
+            started: AtomicBool::new(false),
         })
     }
 
-    /// Records that `done` subtasks are finished.
+    /// Records that `done` subtasks are finished. The first report is where the run starts
+    /// (after a resume, what the checkpoint held): the rate and ETA count from there.
     pub fn update(&self, done: usize) {
+        if !self.started.swap(true, Ordering::Relaxed) {
+            self.bar.set_position(done as u64);
+            self.bar.reset_eta();
+            return;
+        }
         if !self.revealed.load(Ordering::Relaxed)
             && self.bar.elapsed() >= AUTO_DELAY
             && !self.revealed.swap(true, Ordering::Relaxed)

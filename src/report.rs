@@ -38,9 +38,16 @@ pub struct CountRecord {
     pub plan_subtasks: usize,
     /// Rows enumerated into subtasks.
     pub split_depth: usize,
-    /// Queens placed by the search.
+    /// [`crate::split::Plan::digest`] of the plan: which subtasks the ids stand for.
+    /// Always written; absent only in records of older versions, which merge refuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_digest: Option<String>,
+    /// The prefix counted, as 1-based columns, when counting completions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<Vec<usize>>,
+    /// Queens placed by the search (resumed subtasks included).
     pub nodes: String,
-    /// Search nodes per second.
+    /// Nodes searched by this run (resumed subtasks left out) per second.
     pub nodes_per_s: f64,
     /// The largest subtask's share of the nodes.
     #[serde(default)]
@@ -50,12 +57,26 @@ pub struct CountRecord {
     /// The shard, when sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// What each subtask of the shard found, when sharded (for `merge`'s checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Parts>,
     /// Program version.
     pub version: String,
 }
 
+/// Per-subtask results of a shard, in shard order: position `k` is subtask id
+/// `index + k * count`. Decimal strings, like every count in the JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parts {
+    /// Solutions of each subtask.
+    pub total: Vec<String>,
+    /// Fundamental solutions of each subtask, with `--unique`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<Vec<String>>,
+}
+
 impl CountRecord {
-    /// The record of a finished count.
+    /// The record of a finished count (of a whole plan of `c.subtasks` subtasks).
     pub fn new(c: &Counts) -> CountRecord {
         let secs = c.elapsed.as_secs_f64();
         CountRecord {
@@ -71,25 +92,38 @@ impl CountRecord {
             resumed_subtasks: 0,
             plan_subtasks: c.subtasks,
             split_depth: c.split_depth,
+            plan_digest: None,
+            prefix: None,
             nodes: c.nodes.to_string(),
-            nodes_per_s: if secs > 0.0 {
-                c.nodes as f64 / secs
-            } else {
-                0.0
-            },
+            nodes_per_s: rate(c.searched_nodes, secs),
             largest_subtask_share: c.largest_subtask_share,
             complete: true,
             shard: None,
+            parts: None,
             version: env!("CARGO_PKG_VERSION").into(),
         }
     }
 
-    /// The record of a job: `shard` is shown when the run was sharded on purpose.
-    pub fn from_job(outcome: &JobOutcome, plan_subtasks: usize, show_shard: bool) -> CountRecord {
+    /// The record of a job. A run sharded on purpose shows its shard and what each of its
+    /// subtasks found, so that `merge` can check the shard's sum and recount samples of it.
+    pub fn from_job(outcome: &JobOutcome, show_shard: bool) -> CountRecord {
+        let run = &outcome.identity;
+        let parts = show_shard.then(|| Parts {
+            total: outcome.parts.iter().map(|p| p.total.to_string()).collect(),
+            unique: run
+                .unique
+                .then(|| outcome.parts.iter().map(|p| p.unique.to_string()).collect()),
+        });
         CountRecord {
             resumed_subtasks: outcome.resumed_subtasks,
-            plan_subtasks,
+            plan_subtasks: run.plan_subtasks,
+            plan_digest: Some(run.plan_digest.clone()),
+            prefix: run
+                .prefix
+                .as_ref()
+                .map(|p| p.iter().map(|c| c + 1).collect()),
             shard: show_shard.then_some(outcome.shard),
+            parts,
             ..CountRecord::new(&outcome.counts)
         }
     }
@@ -116,11 +150,7 @@ pub fn plain_line(total: u128, unique: Option<u128>) -> String {
 /// The `--stats` line for stderr.
 pub fn stats_line(c: &Counts) -> String {
     let secs = c.elapsed.as_secs_f64();
-    let rate = if secs > 0.0 {
-        c.nodes as f64 / secs
-    } else {
-        0.0
-    };
+    let rate = rate(c.searched_nodes, secs);
     format!(
         "n={} elapsed={:.3}s engine={} kernel={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}%",
         c.n,
@@ -134,4 +164,13 @@ pub fn stats_line(c: &Counts) -> String {
         rate,
         100.0 * c.largest_subtask_share
     )
+}
+
+/// Nodes per second, 0 when no time passed.
+fn rate(nodes: u128, secs: f64) -> f64 {
+    if secs > 0.0 {
+        nodes as f64 / secs
+    } else {
+        0.0
+    }
 }

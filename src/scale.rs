@@ -54,7 +54,7 @@ pub struct ScaleRow {
     pub min_s: f64,
     /// Slowest run.
     pub max_s: f64,
-    /// 1-thread median / this median (first row's median when 1 thread was not measured).
+    /// 1-thread median / this median.
     pub speedup: f64,
     /// Speedup / threads.
     pub efficiency: f64,
@@ -141,8 +141,25 @@ fn median(times: &[f64]) -> f64 {
     }
 }
 
-/// Runs `count n` `repeat` times for each thread count and checks that every run agrees.
-/// `on_run(threads, run, seconds)` is called after each run (for progress on stderr).
+/// The thread counts a measurement runs: ascending, each once, and always 1 (the baseline
+/// every speedup is measured against). The flag says whether 1 was added.
+///
+/// ```
+/// assert_eq!(nqueens::scale::thread_list(&[4, 2, 2]), (vec![1, 2, 4], true));
+/// assert_eq!(nqueens::scale::thread_list(&[1, 1, 2]), (vec![1, 2], false));
+/// ```
+pub fn thread_list(asked: &[usize]) -> (Vec<usize>, bool) {
+    let mut list = asked.to_vec();
+    let added = !list.contains(&1);
+    list.push(1);
+    list.sort_unstable();
+    list.dedup();
+    (list, added)
+}
+
+/// Runs `count n` `repeat` times for each thread count of [`thread_list`]`(threads)`, after
+/// one untimed warm-up run, and checks that every run agrees.
+/// `on_run(threads, run, seconds)` is called after each timed run (for progress on stderr).
 pub fn measure(
     n: usize,
     opts: &CountOptions,
@@ -150,15 +167,21 @@ pub fn measure(
     repeat: usize,
     mut on_run: impl FnMut(usize, usize, f64),
 ) -> Result<ScaleReport, Error> {
-    if threads.is_empty() || threads.contains(&0) {
-        return Err(Error::ZeroThreads);
+    for &t in threads {
+        crate::parallel::check_threads(t)?;
     }
     if repeat == 0 {
         return Err(Error::Conflict("--repeat must be at least 1".into()));
     }
+    let (threads, _) = thread_list(threads);
+    // warm-up: caches, page faults and CPU clocks settle before anything is timed
+    let warm = CountOptions {
+        threads: threads.last().copied(),
+        ..opts.clone()
+    };
+    let mut first: Option<crate::Counts> = Some(count(n, &warm)?);
     let mut samples = Vec::new();
-    let mut first: Option<crate::Counts> = None;
-    for &t in threads {
+    for &t in &threads {
         let run_opts = CountOptions {
             threads: Some(t),
             ..opts.clone()
@@ -269,7 +292,7 @@ pub fn plot_svg(report: &ScaleReport) -> Result<String, Error> {
         .iter()
         .map(|r| r.speedup)
         .fold(max_threads, f64::max);
-    let fail = |e: &dyn std::fmt::Display| Error::Conflict(format!("cannot draw the plot: {e}"));
+    let fail = |e: &dyn std::fmt::Display| Error::Failed(format!("cannot draw the plot: {e}"));
     {
         let root = SVGBackend::with_string(&mut svg, (640, 480)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;

@@ -60,9 +60,22 @@ impl Shard {
 
     /// The shard that a batch scheduler's environment selects, if any.
     ///
-    /// Slurm job arrays: `SLURM_ARRAY_TASK_ID` with `SLURM_ARRAY_TASK_COUNT` (and
-    /// `SLURM_ARRAY_TASK_MIN` when the array does not start at 0). Kubernetes Indexed Jobs:
-    /// `JOB_COMPLETION_INDEX` with `NQUEENS_SHARDS`.
+    /// Slurm job arrays: `SLURM_ARRAY_TASK_ID` with `SLURM_ARRAY_TASK_COUNT`, counted from
+    /// `SLURM_ARRAY_TASK_MIN` in steps of `SLURM_ARRAY_TASK_STEP` when the array does not
+    /// run 0, 1, 2, ... Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX` with `NQUEENS_SHARDS`.
+    /// An index without its count is refused: it would silently count the whole board.
+    ///
+    /// ```
+    /// use nqueens::shard::Shard;
+    /// let env = |pairs: &'static [(&str, &str)]| {
+    ///     move |name: &str| pairs.iter().find(|p| p.0 == name).map(|p| p.1.to_string())
+    /// };
+    /// let slurm = env(&[("SLURM_ARRAY_TASK_ID", "6"), ("SLURM_ARRAY_TASK_COUNT", "4"),
+    ///                   ("SLURM_ARRAY_TASK_MIN", "0"), ("SLURM_ARRAY_TASK_STEP", "2")]);
+    /// assert_eq!(Shard::from_env(slurm).unwrap(), Some(Shard::new(3, 4).unwrap()));
+    /// assert!(Shard::from_env(env(&[("SLURM_ARRAY_TASK_ID", "1")])).is_err());
+    /// assert_eq!(Shard::from_env(env(&[])).unwrap(), None);
+    /// ```
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>, Error> {
         let number = |name: &str| -> Result<Option<usize>, Error> {
             match var(name) {
@@ -74,24 +87,40 @@ impl Shard {
                     .map_err(|_| Error::BadShard(format!("{name}={v} is not a whole number"))),
             }
         };
-        if let (Some(id), Some(count)) = (
+        let without = |index: &str, count: &str| {
+            Error::BadShard(format!(
+                "{index} is set but {count} is not: set both (or --shard I/M) to count one shard"
+            ))
+        };
+        match (
             number("SLURM_ARRAY_TASK_ID")?,
             number("SLURM_ARRAY_TASK_COUNT")?,
         ) {
-            let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-            let index = id.checked_sub(min).ok_or_else(|| {
-                Error::BadShard(format!(
-                    "SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
-                ))
-            })?;
-            return Shard::new(index, count).map(Some);
+            (Some(id), Some(count)) => {
+                let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+                let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+                let offset = id.checked_sub(min).ok_or_else(|| {
+                    Error::BadShard(format!(
+                        "SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
+                    ))
+                })?;
+                if offset % step != 0 {
+                    return Err(Error::BadShard(format!(
+                        "SLURM_ARRAY_TASK_ID={id} is not SLURM_ARRAY_TASK_MIN={min} plus a multiple of SLURM_ARRAY_TASK_STEP={step}"
+                    )));
+                }
+                return Shard::new(offset / step, count).map(Some);
+            }
+            (Some(_), None) => {
+                return Err(without("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT"))
+            }
+            _ => {}
         }
-        if let (Some(index), Some(count)) =
-            (number("JOB_COMPLETION_INDEX")?, number("NQUEENS_SHARDS")?)
-        {
-            return Shard::new(index, count).map(Some);
+        match (number("JOB_COMPLETION_INDEX")?, number("NQUEENS_SHARDS")?) {
+            (Some(index), Some(count)) => Shard::new(index, count).map(Some),
+            (Some(_), None) => Err(without("JOB_COMPLETION_INDEX", "NQUEENS_SHARDS")),
+            _ => Ok(None),
         }
-        Ok(None)
     }
 }
 

@@ -47,6 +47,33 @@ impl Engine {
             Engine::Plain => "plain",
         }
     }
+
+    /// The engine of a [`Engine::name`], and the choice that rebuilds its plan.
+    ///
+    /// ```
+    /// use nqueens::split::{Engine, EngineChoice};
+    /// assert_eq!(Engine::from_name("d4"), Some((Engine::D4, EngineChoice::D4)));
+    /// assert_eq!(Engine::from_name("plain"), Some((Engine::Plain, EngineChoice::Auto)));
+    /// assert_eq!(Engine::from_name("fast"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<(Engine, EngineChoice)> {
+        match name {
+            "mirror" => Some((Engine::Mirror, EngineChoice::Mirror)),
+            "d4" => Some((Engine::D4, EngineChoice::D4)),
+            "plain" => Some((Engine::Plain, EngineChoice::Auto)),
+            _ => None,
+        }
+    }
+}
+
+impl From<EngineChoice> for Engine {
+    /// The engine a named choice asks for (`Auto` stands for the full-symmetry engine).
+    fn from(choice: EngineChoice) -> Engine {
+        match choice {
+            EngineChoice::Mirror => Engine::Mirror,
+            EngineChoice::Auto | EngineChoice::D4 => Engine::D4,
+        }
+    }
 }
 
 /// The smallest N the full-symmetry decomposition covers; below it, mirror halving runs.
@@ -116,10 +143,14 @@ impl Plan {
         prefix: Option<&[usize]>,
         depth: Option<usize>,
     ) -> Result<Plan, Error> {
-        Plan::with_target(n, engine, prefix, depth, default_min_subtasks(n, 1))
+        Plan::with_target(n, engine, prefix, depth, default_min_subtasks(n))
     }
 
     /// Like [`Plan::new`], choosing the default depth to reach `min_subtasks`.
+    ///
+    /// One rule for engines: an engine asked for by name runs or is refused, never replaced.
+    /// A prefix is counted without symmetry ([`Engine::Plain`]) and takes only
+    /// [`EngineChoice::Auto`]; the full-symmetry engine needs N ≥ [`D4_MIN_N`].
     pub fn with_target(
         n: usize,
         engine: EngineChoice,
@@ -128,19 +159,19 @@ impl Plan {
         min_subtasks: usize,
     ) -> Result<Plan, Error> {
         crate::board::check_n(n)?;
-        let (engine, frames) = match prefix {
-            Some(prefix) => {
-                if engine == EngineChoice::D4 {
-                    return Err(Error::Conflict(
-                        "--prefix counts completions without symmetry; it cannot be combined with --engine d4".into(),
-                    ));
-                }
-                (Engine::Plain, vec![prefix_frame(n, prefix)?])
+        let (engine, frames) = match (prefix, engine) {
+            (Some(prefix), EngineChoice::Auto) => (Engine::Plain, vec![prefix_frame(n, prefix)?]),
+            (Some(_), named) => return Err(Error::EngineWithPrefix(Engine::from(named))),
+            (None, EngineChoice::D4) if n < D4_MIN_N => {
+                return Err(Error::EngineTooSmall {
+                    engine: Engine::D4,
+                    n,
+                    min: D4_MIN_N,
+                })
             }
-            None if engine == EngineChoice::Mirror || n < D4_MIN_N => {
-                (Engine::Mirror, mirror_frames(n))
-            }
-            None => (Engine::D4, d4_frames(n)),
+            (None, EngineChoice::Mirror) => (Engine::Mirror, mirror_frames(n)),
+            (None, _) if n < D4_MIN_N => (Engine::Mirror, mirror_frames(n)),
+            (None, _) => (Engine::D4, d4_frames(n)),
         };
         let max_depth = n.min(MAX_SPLIT);
         if let Some(d) = depth {
@@ -167,7 +198,10 @@ impl Plan {
             if enough {
                 break;
             }
-            level = expand(&frames, &level, rows)?;
+            level = expand(&frames, &level, rows).ok_or(Error::TooManySubtasks {
+                depth: depth.unwrap_or(rows + 1),
+                max: MAX_SUBTASKS,
+            })?;
             rows += 1;
         }
         Ok(Plan {
@@ -214,6 +248,43 @@ impl Plan {
         &self.subtasks[id]
     }
 
+    /// A fingerprint of the subtask list (frames, rules and prefixes, in order), as 8 hex
+    /// digits. Shard results and checkpoints carry it: a program whose subtask ids mean other
+    /// subtasks is refused instead of being merged or resumed into a wrong total.
+    ///
+    /// ```
+    /// use nqueens::split::{EngineChoice, Plan};
+    /// let a = Plan::new(10, EngineChoice::D4, None, Some(3)).unwrap();
+    /// let b = Plan::new(10, EngineChoice::D4, None, Some(2)).unwrap();
+    /// assert_eq!(a.digest().len(), 8);
+    /// assert_ne!(a.digest(), b.digest());
+    /// ```
+    pub fn digest(&self) -> String {
+        let mut h = crc32fast::Hasher::new();
+        let word = |h: &mut crc32fast::Hasher, v: u64| h.update(&v.to_le_bytes());
+        word(&mut h, self.n as u64);
+        h.update(self.engine.name().as_bytes());
+        word(&mut h, self.depth as u64);
+        for frame in &self.frames {
+            for &allowed in &frame.masks.allowed[..self.n] {
+                word(&mut h, allowed);
+            }
+            word(&mut h, frame.masks.must_row as u64);
+            word(&mut h, frame.masks.must);
+            let rule = match frame.rule {
+                LeafRule::Weight(w) => u64::from(w),
+                LeafRule::Orbit8 => 1 << 8,
+                LeafRule::Side { b1 } => 2 << 8 | u64::from(b1),
+            };
+            word(&mut h, rule);
+        }
+        for task in &self.subtasks {
+            h.update(&task.frame.to_le_bytes());
+            h.update(&task.prefix[..self.depth]);
+        }
+        format!("{:08x}", h.finalize())
+    }
+
     /// The frame of subtask `id` and the attacks and one-hot rows after its prefix.
     pub fn start(&self, id: usize) -> (&Frame, Attacks, [u64; MAX_N]) {
         let task = &self.subtasks[id];
@@ -227,18 +298,27 @@ impl Plan {
     }
 }
 
-/// The default lower bound on subtasks: 16 per thread, and never fewer than 2048 so that the
-/// same ids serve runs of up to 128 threads (shards and checkpoints stay interchangeable).
-/// From N = 17 on, 4× more per N (the work grows about 7× per N), up to 65536, so that a
-/// subtask stays short enough to stop, checkpoint and balance on.
-pub fn default_min_subtasks(n: usize, threads: usize) -> usize {
-    let base = 16 * threads.max(128);
+/// The default lower bound on subtasks: 2048 (16 per thread for 128 threads), and from N = 17
+/// on 4× more per N (the work grows about 7× per N), up to 65536, so that a subtask stays
+/// short enough to stop, checkpoint and balance on.
+///
+/// It depends on N alone, never on the machine: shards counted on nodes of different sizes
+/// merge, and a checkpoint resumes on a bigger machine.
+///
+/// ```
+/// use nqueens::split::default_min_subtasks;
+/// assert_eq!(default_min_subtasks(12), 2048);
+/// assert_eq!(default_min_subtasks(18), 2048 * 16);
+/// assert_eq!(default_min_subtasks(30), 65536);
+/// ```
+pub fn default_min_subtasks(n: usize) -> usize {
     let growth = 4usize.saturating_pow(n.saturating_sub(16) as u32);
-    base.saturating_mul(growth).min(MAX_SUBTASKS / 32)
+    2048usize.saturating_mul(growth).min(MAX_SUBTASKS / 32)
 }
 
-/// Extends every subtask of `level` by one row (`row`), in order.
-fn expand(frames: &[Frame], level: &[Subtask], row: usize) -> Result<Vec<Subtask>, Error> {
+/// Extends every subtask of `level` by one row (`row`), in order; `None` past
+/// [`MAX_SUBTASKS`].
+fn expand(frames: &[Frame], level: &[Subtask], row: usize) -> Option<Vec<Subtask>> {
     let mut next = Vec::new();
     for task in level {
         let masks = &frames[task.frame as usize].masks;
@@ -254,14 +334,11 @@ fn expand(frames: &[Frame], level: &[Subtask], row: usize) -> Result<Vec<Subtask
             child.prefix[row] = col as u8;
             next.push(child);
             if next.len() > MAX_SUBTASKS {
-                return Err(Error::Conflict(format!(
-                    "split depth {} gives more than {MAX_SUBTASKS} subtasks; choose a smaller --split-depth",
-                    row + 1
-                )));
+                return None;
             }
         }
     }
-    Ok(next)
+    Some(next)
 }
 
 /// Mirror halving: row 1's queen in the left half counts twice, in the middle column once.
