@@ -258,10 +258,16 @@ impl Checkpoint {
             let len = r.total.len();
             let end = r.first.checked_add(len);
             if len == 0 || r.unique.len() != len || r.nodes.len() != len {
-                return Err(checkpoint_error(&self.path, "has a malformed list of finished subtasks".into()));
+                return Err(checkpoint_error(
+                    &self.path,
+                    "has a malformed list of finished subtasks".into(),
+                ));
             }
             if end.is_none_or(|end| end > done.parts.len()) {
-                return Err(checkpoint_error(&self.path, "lists subtasks outside the run".into()));
+                return Err(checkpoint_error(
+                    &self.path,
+                    "lists subtasks outside the run".into(),
+                ));
             }
             for i in 0..len {
                 let k = r.first + i;
@@ -344,7 +350,10 @@ fn resolve_links(path: &Path) -> Result<PathBuf, Error> {
             _ => return Ok(current),
         }
     }
-    Err(checkpoint_error(path, "has too many levels of symbolic links".into()))
+    Err(checkpoint_error(
+        path,
+        "has too many levels of symbolic links".into(),
+    ))
 }
 
 /// Reads and verifies the body at `path`; `Ok(None)` when there is no file.
@@ -389,7 +398,10 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Body, Error> {
     let header: Header = serde_json::from_str(json)
         .map_err(|e| checkpoint_error(path, format!("is not an nqueens checkpoint: {e}")))?;
     if header.format != FORMAT {
-        return Err(checkpoint_error(path, "is not an nqueens checkpoint".into()));
+        return Err(checkpoint_error(
+            path,
+            "is not an nqueens checkpoint".into(),
+        ));
     }
     if header.format_version != FORMAT_VERSION {
         return Err(checkpoint_error(
@@ -415,7 +427,13 @@ fn describe(run: &RunIdentity) -> String {
         run.shard,
         run.unique,
         match &run.prefix {
-            Some(p) => format!(" prefix={p:?}"),
+            Some(p) => format!(
+                " prefix=\"{}\"",
+                p.iter()
+                    .map(|c| (c + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
             None => String::new(),
         }
     )

@@ -2,8 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::board::MAX_N;
-use nqueens::parallel::MAX_THREADS;
 use nqueens::list::ListOptions;
+use nqueens::parallel::MAX_THREADS;
 use nqueens::render::Format;
 use nqueens::shard::Shard;
 use std::path::PathBuf;

@@ -88,7 +88,11 @@ pub fn run_job(spec: &JobSpec<'_>) -> Result<JobOutcome, Error> {
     let identity = spec.identity();
     let shard = spec.shard;
     let shard_len = shard.len(spec.plan.len());
-    let checkpoint = spec.checkpoint.as_deref().map(Checkpoint::open).transpose()?;
+    let checkpoint = spec
+        .checkpoint
+        .as_deref()
+        .map(Checkpoint::open)
+        .transpose()?;
     let mut done = match &checkpoint {
         Some(file) => file.load(&identity)?,
         None => None,
@@ -126,7 +130,8 @@ pub fn run_job(spec: &JobSpec<'_>) -> Result<JobOutcome, Error> {
             let (inbox, done, identity) = (&inbox, &mut done, &identity);
             let saver = scope.spawn(move || {
                 // wakes once per interval, whatever the number of subtasks finished
-                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(spec.save_every)
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(spec.save_every)
                 {
                     drain(inbox, done);
                     if let Err(e) = file.save(identity, done) {

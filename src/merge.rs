@@ -178,18 +178,23 @@ fn check_record(name: &str, r: &CountRecord) -> Result<(), Error> {
 }
 
 /// Refuses a record that is not of the same run as the first one.
-fn same_run(name: &str, r: &CountRecord, first_name: &str, first: &CountRecord) -> Result<(), Error> {
+fn same_run(
+    name: &str,
+    r: &CountRecord,
+    first_name: &str,
+    first: &CountRecord,
+) -> Result<(), Error> {
     let checks = [
         (r.n != first.n, "N"),
         (r.engine != first.engine, "the engine"),
         (r.split_depth != first.split_depth, "the split depth"),
+        (r.prefix != first.prefix, "the prefix"),
+        (r.unique.is_some() != first.unique.is_some(), "--unique"),
         (r.plan_subtasks != first.plan_subtasks, "the plan size"),
         (
             r.plan_digest != first.plan_digest,
             "the plan digest (programs whose subtask ids mean other subtasks)",
         ),
-        (r.prefix != first.prefix, "the prefix"),
-        (r.unique.is_some() != first.unique.is_some(), "--unique"),
     ];
     match checks.iter().find(|(differs, _)| *differs) {
         Some((_, what)) => Err(differ(name, what, first_name)),
@@ -198,12 +203,17 @@ fn same_run(name: &str, r: &CountRecord, first_name: &str, first: &CountRecord) 
 }
 
 fn number(name: &str, field: &str, v: &str) -> Result<u128, Error> {
-    v.parse::<u128>()
-        .map_err(|_| Error::Merge(format!("{name}: {field} \"{v}\" is not a whole number below 2^128")))
+    v.parse::<u128>().map_err(|_| {
+        Error::Merge(format!(
+            "{name}: {field} \"{v}\" is not a whole number below 2^128"
+        ))
+    })
 }
 
 fn overflow(name: &str, field: &str) -> Error {
-    Error::Merge(format!("{name}: the sum of {field} does not fit in 128 bits"))
+    Error::Merge(format!(
+        "{name}: the sum of {field} does not fit in 128 bits"
+    ))
 }
 
 #[derive(Default)]
@@ -253,7 +263,10 @@ impl Sums {
 /// let err = nqueens::merge::read_records("f", text.as_bytes()).unwrap_err();
 /// assert!(err.to_string().contains("f:2: not a count --json record"));
 /// ```
-pub fn read_records(source: &str, mut input: impl BufRead) -> Result<Vec<(String, CountRecord)>, Error> {
+pub fn read_records(
+    source: &str,
+    mut input: impl BufRead,
+) -> Result<Vec<(String, CountRecord)>, Error> {
     let mut records = Vec::new();
     let mut line = Vec::new();
     for number in 1.. {
@@ -295,14 +308,15 @@ pub fn verify(
         check_record(name, r)?;
         let bad = |what: String| Error::Merge(format!("{name}: {what}"));
         let parts = r.parts.as_ref().ok_or_else(|| {
-            bad("has no per-subtask parts to verify (only sharded runs, --shard I/M, record them)".into())
+            bad(
+                "has no per-subtask parts to verify (only sharded runs, --shard I/M, record them)"
+                    .into(),
+            )
         })?;
         let (_, choice) = Engine::from_name(&r.engine)
             .ok_or_else(|| bad(format!("unknown engine \"{}\"", r.engine)))?;
         let prefix: Option<Vec<usize>> = match &r.prefix {
-            Some(p) if p.iter().any(|&c| c == 0) => {
-                return Err(bad("prefix columns are 1-based".into()))
-            }
+            Some(p) if p.contains(&0) => return Err(bad("prefix columns are 1-based".into())),
             Some(p) => Some(p.iter().map(|c| c - 1).collect()),
             None => None,
         };

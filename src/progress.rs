@@ -3,7 +3,8 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// `--progress`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,8 +23,11 @@ const AUTO_DELAY: Duration = Duration::from_secs(1);
 /// A progress bar over the subtasks of a run.
 pub struct Progress {
     bar: ProgressBar,
-    /// `auto` mode: not drawn until the run has lasted [`AUTO_DELAY`].
-    revealed: AtomicBool,
+    /// Whether the bar shows once the run has lasted [`AUTO_DELAY`] (`auto`) or from the
+    /// first finished subtask (`always`).
+    delayed: bool,
+    /// Where the bar is drawn once revealed (hidden until then).
+    target: Mutex<Option<ProgressDrawTarget>>,
     /// Whether the first report (the subtasks a resumed run starts with) came.
     started: AtomicBool,
 }
@@ -34,13 +38,12 @@ impl Progress {
         let terminal = io::stderr().is_terminal();
         let target = match (mode, terminal) {
             (ProgressMode::Never, _) | (ProgressMode::Auto, false) => return None,
-            (ProgressMode::Auto, true) => ProgressDrawTarget::hidden(),
-            (ProgressMode::Always, true) => ProgressDrawTarget::stderr(),
+            (_, true) => ProgressDrawTarget::stderr(),
             (ProgressMode::Always, false) => {
-                ProgressDrawTarget::term_like_with_hz(Box::new(LineTerm), 1)
+                ProgressDrawTarget::term_like_with_hz(Box::new(LineTerm::default()), 1)
             }
         };
-        let bar = ProgressBar::with_draw_target(Some(len as u64), target);
+        let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
                 "{elapsed_precise} [{wide_bar}] {pos}/{len} subtasks {percent}% eta {eta}",
@@ -50,24 +53,26 @@ impl Progress {
         );
         Some(Progress {
             bar,
-            revealed: AtomicBool::new(mode == ProgressMode::Always),
+            delayed: mode == ProgressMode::Auto,
+            target: Mutex::new(Some(target)),
             started: AtomicBool::new(false),
         })
     }
 
     /// Records that `done` subtasks are finished. The first report is where the run starts
-    /// (after a resume, what the checkpoint held): the rate and ETA count from there.
+    /// (after a resume, what the checkpoint held): it is not drawn, and the rate and ETA
+    /// count from there.
     pub fn update(&self, done: usize) {
         if !self.started.swap(true, Ordering::Relaxed) {
             self.bar.set_position(done as u64);
             self.bar.reset_eta();
             return;
         }
-        if !self.revealed.load(Ordering::Relaxed)
-            && self.bar.elapsed() >= AUTO_DELAY
-            && !self.revealed.swap(true, Ordering::Relaxed)
-        {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        if !self.delayed || self.bar.elapsed() >= AUTO_DELAY {
+            let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(target) = target.take() {
+                self.bar.set_draw_target(target);
+            }
         }
         self.bar.set_position(done as u64);
     }
@@ -78,9 +83,24 @@ impl Progress {
     }
 }
 
-/// A draw target for a stderr that is not a terminal: each redraw becomes one plain line.
-#[derive(Debug)]
-struct LineTerm;
+/// A draw target for a stderr that is not a terminal: a redraw becomes one plain line, at
+/// most one a second.
+#[derive(Debug, Default)]
+struct LineTerm {
+    last: Mutex<Option<Instant>>,
+}
+
+impl LineTerm {
+    /// Writes `s` as a line unless a line went out less than a second ago.
+    fn line(&self, s: &str) -> io::Result<()> {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return Ok(());
+        }
+        *last = Some(Instant::now());
+        writeln!(io::stderr(), "{}", s.trim_end())
+    }
+}
 
 impl TermLike for LineTerm {
     fn width(&self) -> u16 {
@@ -99,13 +119,13 @@ impl TermLike for LineTerm {
         Ok(())
     }
     fn write_line(&self, s: &str) -> io::Result<()> {
-        writeln!(io::stderr(), "{}", s.trim_end())
+        self.line(s)
     }
     fn write_str(&self, s: &str) -> io::Result<()> {
         if s.trim().is_empty() {
             return Ok(());
         }
-        writeln!(io::stderr(), "{}", s.trim_end())
+        self.line(s)
     }
     fn clear_line(&self) -> io::Result<()> {
         Ok(())

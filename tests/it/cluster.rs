@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> std::path::PathBuf {
+pub fn bin() -> std::path::PathBuf {
     assert_cmd::cargo::cargo_bin("nqueens")
 }
 
@@ -151,7 +151,7 @@ fn bad_shards_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-fn shard_record(n: usize, i: usize, m: usize, extra: &[&str]) -> String {
+pub fn shard_record(n: usize, i: usize, m: usize, extra: &[&str]) -> String {
     let mut args = vec![
         "count".to_string(),
         n.to_string(),
@@ -208,7 +208,7 @@ fn merge_refuses_every_bad_case() {
 
 /// Starts a count that lasts many seconds (N = 17 on one scalar thread) with a fast-saving
 /// checkpoint; returns the child.
-fn start_long_count(checkpoint: &Path) -> std::process::Child {
+pub fn start_long_count(checkpoint: &Path) -> std::process::Child {
     Command::new(bin())
         .args(["count", "17", "-t", "1", "--kernel", "scalar", "--json"])
         .args(["--checkpoint-every", "0.1", "--checkpoint"])
@@ -220,7 +220,7 @@ fn start_long_count(checkpoint: &Path) -> std::process::Child {
 }
 
 /// Waits until the checkpoint has at least one finished subtask.
-fn wait_for_checkpoint(path: &Path) {
+pub fn wait_for_checkpoint(path: &Path) {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(30) {
         if std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"first\"")) {
@@ -232,7 +232,7 @@ fn wait_for_checkpoint(path: &Path) {
 }
 
 /// Finishes the run on every core with the fastest kernel: checkpoints do not depend on it.
-fn resume(checkpoint: &Path) -> serde_json::Value {
+pub fn resume(checkpoint: &Path) -> serde_json::Value {
     let out = Command::new(bin())
         .args(["count", "17", "-t", "2", "--json", "--checkpoint"])
         .arg(checkpoint)

@@ -91,11 +91,17 @@ fn engine_sizes(
 fn an_engine_asked_for_by_name_runs_or_is_refused() {
     for n in 1..4 {
         let err = count(n, &opts(EngineChoice::D4, 1)).unwrap_err();
-        assert!(err.is_usage() && err.to_string().contains("needs N of at least 4"), "{err}");
+        assert!(
+            err.is_usage() && err.to_string().contains("needs N of at least 4"),
+            "{err}"
+        );
     }
     for engine in [EngineChoice::Mirror, EngineChoice::D4] {
         let err = count_completions(8, &[0], &opts(engine, 1)).unwrap_err();
-        assert!(err.is_usage() && err.to_string().contains("without symmetry"), "{err}");
+        assert!(
+            err.is_usage() && err.to_string().contains("without symmetry"),
+            "{err}"
+        );
     }
     let c = count_completions(8, &[0], &opts(EngineChoice::Auto, 1)).unwrap();
     assert_eq!((c.total, c.engine.name()), (4, "plain"));
@@ -104,7 +110,10 @@ fn an_engine_asked_for_by_name_runs_or_is_refused() {
 #[test]
 fn a_huge_prefix_column_is_refused_not_overflowed() {
     let err = count_completions(8, &[usize::MAX], &opts(EngineChoice::Auto, 1)).unwrap_err();
-    assert!(err.to_string().contains("column 18446744073709551616"), "{err}");
+    assert!(
+        err.to_string().contains("column 18446744073709551616"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -114,7 +123,10 @@ fn the_default_plan_depends_on_n_engine_and_prefix_only() {
             .iter()
             .map(|&t| opts(EngineChoice::Auto, t).plan(n, None).unwrap())
             .collect();
-        assert!(plans.windows(2).all(|w| w[0].digest() == w[1].digest()), "n={n}");
+        assert!(
+            plans.windows(2).all(|w| w[0].digest() == w[1].digest()),
+            "n={n}"
+        );
     }
 }
 

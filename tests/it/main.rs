@@ -5,6 +5,7 @@ mod cluster;
 mod counts;
 mod differential;
 mod engines;
+mod faults;
 mod listing;
 mod naive;
 mod oeis;

@@ -1,0 +1,723 @@
+//! The holes found by fault injection, each closed: wrong totals, lost work, crashes, hangs
+//! and messages, through the real binary and scripts.
+
+use crate::cli::run;
+use crate::cluster::{bin, shard_record, start_long_count, wait_for_checkpoint};
+use crate::oeis::known;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Runs the binary with `args` and returns (exit code, stdout, stderr).
+fn run_owned(args: &[String]) -> (i32, String, String) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args)
+}
+
+fn merge_files(files: &[String], extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["merge".to_string()];
+    args.extend(files.iter().cloned());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run_owned(&args)
+}
+
+/// The shard files of `count n --shard i/m --json EXTRA` for every i.
+fn shard_files(dir: &Path, tag: &str, n: usize, m: usize, extra: &[&str]) -> Vec<String> {
+    (0..m)
+        .map(|i| {
+            write(
+                dir,
+                &format!("{tag}-{i}.json"),
+                &shard_record(n, i, m, extra),
+            )
+        })
+        .collect()
+}
+
+fn edit(path: &str, change: impl FnOnce(&mut Value)) {
+    let mut v = json(&std::fs::read_to_string(path).unwrap());
+    change(&mut v);
+    std::fs::write(path, format!("{v}\n")).unwrap();
+}
+
+fn kill(signal: &str, pid: u32) {
+    Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+}
+
+#[test]
+fn run_shards_reuses_a_shard_only_for_the_same_run_and_quotes_extra_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/run-shards.sh");
+    if Command::new("parallel").arg("--version").output().is_err() {
+        eprintln!("GNU parallel is not installed: .ci/run installs it");
+        return;
+    }
+    let shards = |extra: &[&str]| {
+        let mut cmd = Command::new("bash");
+        cmd.arg(script).args(["12", "3", "--"]).args(extra);
+        cmd.current_dir(dir.path())
+            .env("NQUEENS_BIN", bin())
+            .env("NQUEENS_SHARD_DIR", "shards")
+            .output()
+            .unwrap()
+    };
+    let first = shards(&[]);
+    assert_eq!(
+        String::from_utf8_lossy(&first.stdout).lines().last(),
+        Some("14200")
+    );
+    // the same run again is read back from its checkpoints
+    assert_eq!(
+        String::from_utf8_lossy(&shards(&[]).stdout).lines().last(),
+        Some("14200")
+    );
+    for other in [&["--prefix", "1"][..], &["--unique"]] {
+        let out = shards(other);
+        assert_ne!(out.status.code(), Some(0), "{other:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("another run"),
+            "{other:?}"
+        );
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("14200"));
+    }
+    std::fs::remove_dir_all(dir.path().join("shards")).unwrap();
+    let out = shards(&["--prefix", "1 3"]);
+    let want = run(&["count", "12", "--prefix", "1 3"]).1;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        want,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn merge_refuses_shards_of_other_prefixes_and_records_without_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = shard_files(dir.path(), "p2", 12, 3, &["--prefix", "2"]);
+    let eleven = shard_files(dir.path(), "p11", 12, 3, &["--prefix", "11"]);
+    assert_eq!(
+        merge_files(&two, &[]).1,
+        run(&["count", "12", "--prefix", "2"]).1
+    );
+    let mixed = vec![two[0].clone(), two[1].clone(), eleven[2].clone()];
+    let (code, out, err) = merge_files(&mixed, &[]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("the prefix differs"), "{err}");
+    // an older record without the plan's size and digest is refused as such
+    edit(&two[0], |v| {
+        v.as_object_mut().unwrap().remove("plan_subtasks");
+        v.as_object_mut().unwrap().remove("plan_digest");
+    });
+    let (code, _, err) = merge_files(&two, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("older nqueens"), "{err}");
+    // another program's subtask order: same sizes, other digest
+    let plain = shard_files(dir.path(), "d", 10, 2, &[]);
+    edit(&plain[1], |v| v["plan_digest"] = "00000000".into());
+    let (code, _, err) = merge_files(&plain, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("plan digest"), "{err}");
+}
+
+#[test]
+fn sums_never_wrap_in_merge_or_in_resumed_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = shard_files(dir.path(), "s", 10, 2, &[]);
+    // totals near 2^128 with parts that agree with them: the sum does not fit
+    let max = u128::MAX.to_string();
+    for f in &files {
+        edit(f, |v| {
+            let len = v["parts"]["total"].as_array().unwrap().len();
+            let mut parts = vec![Value::from("0"); len];
+            parts[0] = max.clone().into();
+            v["parts"]["total"] = parts.into();
+            v["total"] = max.clone().into();
+        });
+    }
+    let (code, out, err) = merge_files(&files, &[]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("does not fit"), "{err}");
+    // a checkpoint count past u64 is refused, not summed
+    let ck = dir.path().join("ck");
+    let ck_arg = ck.display().to_string();
+    run(&["count", "10", "--checkpoint", &ck_arg]);
+    let text = std::fs::read_to_string(&ck).unwrap();
+    let body = text.lines().next().unwrap();
+    let mut v = json(body);
+    v["done"][0]["total"][0] =
+        serde_json::from_str("170141183460469231731687303715884105728").unwrap();
+    let body = v.to_string();
+    std::fs::write(
+        &ck,
+        format!("{body}\ncrc32 {:08x}\n", crc32fast::hash(body.as_bytes())),
+    )
+    .unwrap();
+    let (code, out, err) = run(&["count", "10", "--checkpoint", &ck_arg]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+}
+
+#[test]
+fn altered_results_are_caught_by_their_parts_or_by_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = shard_files(dir.path(), "s", 11, 3, &["--unique"]);
+    assert_eq!(merge_files(&files, &["--verify", "5"]).1, "2680 341\n");
+    // a total edited alone disagrees with its parts: refused without recounting
+    edit(&files[0], |v| {
+        let t: u128 = v["total"].as_str().unwrap().parse().unwrap();
+        v["total"] = (t + 1).to_string().into();
+    });
+    let (code, _, err) = merge_files(&files, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not the sum of its subtasks' parts"), "{err}");
+    // a part edited with its total agrees on paper: only recounting finds it
+    let files = shard_files(dir.path(), "t", 11, 3, &["--unique"]);
+    let mut bad_id = 0;
+    edit(&files[1], |v| {
+        let parts = v["parts"]["total"].as_array_mut().unwrap();
+        let k = parts.iter().position(|p| p != "0").unwrap();
+        let p: u64 = parts[k].as_str().unwrap().parse().unwrap();
+        parts[k] = (p + 8).to_string().into();
+        let t: u128 = v["total"].as_str().unwrap().parse().unwrap();
+        v["total"] = (t + 8).to_string().into();
+        bad_id = 1 + 3 * k;
+    });
+    assert_eq!(merge_files(&files, &[]).0, 0);
+    let (code, out, err) = merge_files(&files, &["--verify", "100000"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.contains(&files[1]) && err.contains(&format!("subtask {bad_id} ")),
+        "{err}"
+    );
+    // verify needs the parts that only sharded runs record
+    let whole = write(dir.path(), "whole.json", &run(&["count", "9", "--json"]).1);
+    let (code, _, err) = merge_files(&[whole], &["--verify", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no per-subtask parts"), "{err}");
+}
+
+#[test]
+fn an_altered_checkpoint_count_is_carried_into_the_shard_and_caught_by_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let ck_arg = ck.display().to_string();
+    let shard = |extra: &[&str]| {
+        let mut args = vec![
+            "count",
+            "11",
+            "--shard",
+            "0/1",
+            "--json",
+            "--checkpoint",
+            &ck_arg,
+        ];
+        args.extend(extra);
+        run(&args)
+    };
+    assert_eq!(shard(&[]).0, 0);
+    let text = std::fs::read_to_string(&ck).unwrap();
+    let mut v = json(text.lines().next().unwrap());
+    let totals = v["done"][0]["total"].as_array_mut().unwrap();
+    let k = totals.iter().position(|t| t != 0).unwrap();
+    totals[k] = (totals[k].as_u64().unwrap() + 8).into();
+    let body = v.to_string();
+    std::fs::write(
+        &ck,
+        format!("{body}\ncrc32 {:08x}\n", crc32fast::hash(body.as_bytes())),
+    )
+    .unwrap();
+    let (code, out, _) = shard(&[]);
+    assert_eq!(code, 0);
+    let file = write(dir.path(), "shard.json", &out);
+    assert_eq!(merge_files(std::slice::from_ref(&file), &[]).1, "2688\n");
+    let (code, _, err) = merge_files(&[file], &["--verify", "100000"]);
+    assert_eq!(code, 1);
+    assert!(err.contains(&format!("subtask {k} ")), "{err}");
+}
+
+#[test]
+fn an_unwritable_checkpoint_fails_before_counting() {
+    let started = Instant::now();
+    let (code, out, err) = run(&["count", "18", "--checkpoint", "no/such/dir/ck"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("cannot be written"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "it counted first"
+    );
+    for device in ["/dev/full", "/dev/zero", "/dev/null"] {
+        let (code, out, err) = run(&["count", "8", "--checkpoint", device]);
+        assert_eq!((code, out.as_str()), (1, ""), "{device}: {err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn a_save_that_fails_mid_run_is_reported_retried_and_the_total_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let ck = sub.join("ck");
+    let child = start_long_count(&ck);
+    wait_for_checkpoint(&ck);
+    // the directory goes away under the run: every later save fails
+    std::fs::remove_dir_all(&sub).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("trying again at the next save"), "{err}");
+    assert!(err.contains("the total above is complete"), "{err}");
+    assert_eq!(
+        json(&String::from_utf8_lossy(&out.stdout))["total"],
+        known(17).0.to_string()
+    );
+}
+
+#[test]
+fn a_second_run_on_one_checkpoint_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let mut first = start_long_count(&ck);
+    wait_for_checkpoint(&ck);
+    let (code, out, err) = run(&["count", "17", "--checkpoint", &ck.display().to_string()]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("in use by another nqueens run"), "{err}");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // no temporary files are left beside it, and the lock went with the process
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| n == "ck" || n == "ck.lock"),
+        "{names:?}"
+    );
+    let (code, out, _) = run(&[
+        "count",
+        "17",
+        "--json",
+        "--checkpoint",
+        &ck.display().to_string(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(json(&out)["resumed_subtasks"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_symlinked_checkpoint_writes_its_target_and_stays_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let target_dir = dir.path().join("store");
+    std::fs::create_dir(&target_dir).unwrap();
+    let link = dir.path().join("ck");
+    std::os::unix::fs::symlink("store/real.ckpt", &link).unwrap();
+    let (code, out, err) = run(&["count", "10", "--checkpoint", &link.display().to_string()]);
+    assert_eq!((code, out.as_str()), (0, "724\n"), "{err}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(target_dir.join("real.ckpt"))
+        .unwrap()
+        .contains("crc32"));
+    let (_, out, _) = run(&[
+        "count",
+        "10",
+        "--json",
+        "--checkpoint",
+        &link.display().to_string(),
+    ]);
+    assert_eq!(json(&out)["resumed_subtasks"], json(&out)["subtasks"]);
+}
+
+#[test]
+fn slurm_tasks_keep_their_shard_keep_finished_results_and_requeue_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-array.sh");
+    let fake = dir.path().join("bin");
+    std::fs::create_dir(&fake).unwrap();
+    let scontrol = fake.join("scontrol");
+    std::fs::write(&scontrol, "#!/bin/sh\necho \"$@\" >> scontrol.log\n").unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&scontrol)
+        .status()
+        .unwrap();
+    std::fs::create_dir(dir.path().join("nqueens-17-4")).unwrap();
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
+    // task 2 resubmitted alone: Slurm says the array has one task
+    let task = |extra: &[&str]| {
+        let mut cmd = Command::new("bash");
+        cmd.arg(script).args(["17", "4"]).args(extra);
+        cmd.current_dir(dir.path())
+            .env("PATH", &path)
+            .env("NQUEENS_BIN", bin())
+            .env("SLURM_ARRAY_TASK_ID", "2")
+            .env("SLURM_ARRAY_TASK_COUNT", "1")
+            .env("SLURM_ARRAY_TASK_MIN", "2")
+            .env("SLURM_ARRAY_JOB_ID", "77")
+            .env("SLURM_CPUS_PER_TASK", "1");
+        cmd
+    };
+    let result = dir.path().join("nqueens-17-4/shard-2.json");
+    let child = task(&["--kernel", "scalar"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_checkpoint(&dir.path().join("nqueens-17-4/shard-2.ckpt"));
+    kill("-TERM", child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(dir.path().join("scontrol.log")).unwrap();
+    assert_eq!(log.trim(), "requeue 77_2");
+    assert!(!result.exists());
+    // the requeued task resumes and finishes shard 2 of 4
+    assert!(task(&[]).status().unwrap().success());
+    let v = json(&std::fs::read_to_string(&result).unwrap());
+    assert_eq!(
+        (v["shard"]["index"].as_u64(), v["shard"]["count"].as_u64()),
+        (Some(2), Some(4))
+    );
+    assert!(v["resumed_subtasks"].as_u64().unwrap() > 0);
+    // a run that fails leaves a finished result as it was
+    let before = std::fs::read_to_string(&result).unwrap();
+    assert!(!task(&["--engine", "nope"]).status().unwrap().success());
+    assert_eq!(std::fs::read_to_string(&result).unwrap(), before);
+    // the step of an array counts
+    let out = Command::new(bin())
+        .args(["count", "8", "--json"])
+        .env("SLURM_ARRAY_TASK_ID", "5")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_STEP", "2")
+        .output()
+        .unwrap();
+    assert_eq!(
+        json(&String::from_utf8_lossy(&out.stdout))["shard"]["index"],
+        2
+    );
+}
+
+#[test]
+fn a_shard_index_without_its_count_is_refused() {
+    for (var, value) in [("SLURM_ARRAY_TASK_ID", "1"), ("JOB_COMPLETION_INDEX", "0")] {
+        let out = Command::new(bin())
+            .args(["count", "8"])
+            .env(var, value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn shards_from_machines_of_any_size_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<String> = [(0, "1"), (1, "300")]
+        .iter()
+        .map(|&(i, threads)| {
+            let out = run(&[
+                "count",
+                "13",
+                "--shard",
+                &format!("{i}/2"),
+                "--json",
+                "-t",
+                threads,
+            ])
+            .1;
+            write(dir.path(), &format!("{i}.json"), &out)
+        })
+        .collect();
+    assert_eq!(merge_files(&files, &[]).1, "73712\n");
+}
+
+#[test]
+fn hostile_merge_input_is_refused_without_panic_hang_or_huge_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.json", &shard_record(9, 0, 2, &[]));
+    for (index, count, why) in [
+        ("5", "2", "index must be below"),
+        ("0", "0", "at least 1"),
+        ("0", "1152921504606846976", "subtasks"),
+        ("0", "400000000", "subtasks"),
+    ] {
+        let path = write(
+            dir.path(),
+            "bad.json",
+            &std::fs::read_to_string(&good).unwrap(),
+        );
+        edit(&path, |v| {
+            v["shard"]["index"] = index.parse::<u64>().unwrap().into();
+            v["shard"]["count"] = count.parse::<u64>().unwrap().into();
+        });
+        let (code, out, err) = merge_files(&[path], &[]);
+        assert_eq!((code, out.as_str()), (1, ""), "{index}/{count}: {err}");
+        assert!(err.contains(why), "{err}");
+    }
+    let fifo = dir.path().join("fifo");
+    Command::new("mkfifo").arg(&fifo).status().unwrap();
+    for path in ["/dev/zero".into(), fifo.display().to_string()] {
+        let started = Instant::now();
+        let (code, _, err) = merge_files(std::slice::from_ref(&path), &[]);
+        assert_eq!(code, 1, "{path}: {err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+    // a line without end on standard input is cut at the bound
+    let mut child = Command::new(bin())
+        .arg("merge")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let block = vec![b'x'; 1 << 20];
+        for _ in 0..100 {
+            if stdin.write_all(&block).is_err() {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line longer than"));
+}
+
+#[test]
+fn absurd_threads_and_save_intervals_are_usage_errors() {
+    for args in [
+        &["count", "8", "-t", "18446744073709551615"][..],
+        &["count", "8", "-t", "5000"],
+        &["list", "8", "-t", "99999"],
+        &["scale", "8", "-t", "1,100000"],
+        &["count", "8", "--checkpoint-every", "1e20"],
+        &["count", "8", "--checkpoint-every", "1e-9"],
+        &["count", "8", "--checkpoint-every", "NaN"],
+    ] {
+        let started = Instant::now();
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
+
+#[test]
+fn a_resumed_run_reports_only_the_nodes_it_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    run(&["count", "12", "--checkpoint", &ck]);
+    let (_, out, _) = run(&["count", "12", "--json", "--checkpoint", &ck]);
+    let v = json(&out);
+    assert_eq!(v["resumed_subtasks"], v["subtasks"]);
+    assert_eq!(v["nodes_per_s"], 0.0);
+    assert_ne!(v["nodes"], "0");
+}
+
+#[test]
+fn the_progress_bar_of_a_resumed_run_estimates_from_its_own_pace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let child = start_long_count(&ck);
+    std::thread::sleep(Duration::from_millis(2500));
+    kill("-INT", child.id());
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    let resumed = Command::new(bin())
+        .args([
+            "count",
+            "17",
+            "-t",
+            "1",
+            "--kernel",
+            "scalar",
+            "--progress",
+            "always",
+        ])
+        .arg("--checkpoint")
+        .arg(&ck)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    kill("-INT", resumed.id());
+    let out = resumed.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let bars: Vec<&str> = err.lines().filter(|l| l.contains(" eta ")).collect();
+    assert!(!bars.is_empty(), "{err}");
+    assert!(bars.iter().all(|l| !l.ends_with("eta 0s")), "{err}");
+}
+
+#[test]
+fn a_foreign_checkpoint_is_named_before_its_split_depth_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    run(&["count", "11", "--split-depth", "7", "--checkpoint", &ck]);
+    let (code, _, err) = run(&["count", "5", "--checkpoint", &ck]);
+    assert_eq!(code, 1);
+    assert!(err.contains(&ck) && err.contains("another run"), "{err}");
+}
+
+#[test]
+fn a_sharded_plain_count_says_it_is_partial() {
+    let (code, out, err) = run(&["count", "10", "--shard", "1/3"]);
+    assert_eq!(code, 0);
+    assert!(out.trim().parse::<u64>().unwrap() < 724);
+    assert!(err.contains("shard 1/3 only"), "{err}");
+}
+
+#[test]
+fn usage_errors_name_the_bad_value_and_what_is_allowed() {
+    for (args, wants) in [
+        (
+            &["count", "8", "--engine", "foo"][..],
+            &["'foo'", "auto, mirror, d4"][..],
+        ),
+        (&["count", "8", "--kernel", "gpu"], &["'gpu'", "scalar"]),
+        (
+            &["list", "8", "--format", "xml"],
+            &["'xml'", "seq, board, json"],
+        ),
+        (
+            &["count", "8", "--progress", "maybe"],
+            &["'maybe'", "never"],
+        ),
+        (&["completions", "tcsh"], &["'tcsh'", "bash"]),
+        (&["count"], &["<N>"]),
+        (&["count", "-1"], &["'-1'", "from 1 to 32"]),
+        (&["count", "8", "-t", "-1"], &["'-1'", "from 1 to"]),
+        (&["count", "16", "--split-depth", "10"], &["split depth 10"]),
+        (
+            &["count", "8", "--prefix", "1", "--engine", "mirror"],
+            &["without symmetry"],
+        ),
+        (&["count", "3", "--engine", "d4"], &["at least 4"]),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        for want in wants {
+            assert!(err.contains(want), "{args:?}: want {want} in {err}");
+        }
+    }
+    let (_, out, _) = run(&["count", "3", "--json"]);
+    assert_eq!(json(&out)["engine"], "mirror");
+}
+
+#[test]
+fn a_full_stderr_never_crashes_the_program() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for (args, code) in [
+        (&["count", "0"][..], 2),
+        (&["count", "8", "--stats"], 0),
+        (&["scale", "8", "--repeat", "1", "-t", "1"], 0),
+        (&["merge", "/nonexistent"], 1),
+    ] {
+        let out = Command::new(bin())
+            .args(args)
+            .stderr(full())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+}
+
+#[test]
+fn sigterm_ends_list_and_scale_with_130() {
+    for args in [
+        &["list", "16"][..],
+        &["scale", "17", "-t", "1", "--kernel", "scalar"],
+    ] {
+        let child = Command::new(bin())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        kill("-TERM", child.id());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{args:?}");
+    }
+}
+
+#[test]
+fn scale_always_measures_one_thread_once_and_checks_the_plot_first() {
+    let (code, out, err) = run(&[
+        "scale", "9", "-t", "2,2", "--repeat", "1", "--format", "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let threads: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(threads, ["1", "2"]);
+    assert!(err.contains("adding a 1-thread run"), "{err}");
+    assert!(
+        out.lines().nth(1).unwrap().contains(",1.000,1.000"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "scale", "9", "-t", "1,1,2", "--repeat", "1", "--format", "csv",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(!err.contains("adding"));
+    let (code, _, err) = run(&["scale", "14", "--plot", "no/such/dir/x.svg"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot write") && !err.contains("run="),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_command_line_reference_documents_every_flag() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    for command in ["count", "list", "merge", "scale", "completions"] {
+        assert!(doc.contains(&format!("nqueens {command}")), "{command}");
+        let help = run(&[command, "--help"]).1;
+        for flag in help.split_whitespace().filter(|w| w.starts_with("--")) {
+            let flag = flag.trim_end_matches(|c: char| !c.is_alphanumeric());
+            if flag == "--help" || flag == "--version" {
+                continue;
+            }
+            assert!(
+                doc.contains(flag),
+                "docs/cli.md does not document {command} {flag}"
+            );
+        }
+    }
+}
