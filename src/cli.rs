@@ -9,7 +9,7 @@ use nqueens::shard::Shard;
 use std::path::PathBuf;
 
 use crate::progress::ProgressMode;
-use nqueens::{CountOptions, EngineChoice, KernelChoice};
+use nqueens::{CountOptions, DeviceChoice, EngineChoice, KernelChoice};
 
 /// Counts and lists N-Queens solutions on every core.
 #[derive(Parser, Debug)]
@@ -65,6 +65,9 @@ pub struct ScaleArgs {
     /// Leaf search kernel.
     #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
     pub kernel: KernelArg,
+    /// Where the search runs (gpu: measure the GPU).
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    pub device: DeviceArg,
 }
 
 /// `--format` of `scale`.
@@ -90,6 +93,7 @@ impl ScaleArgs {
             unique: false,
             split_depth: None,
             pin: self.pin,
+            device: self.device.into(),
         }
     }
 }
@@ -138,6 +142,9 @@ pub struct CountArgs {
     /// Leaf search kernel.
     #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
     pub kernel: KernelArg,
+    /// Where the search runs: a GPU for large boards when one is usable, the CPU, or a GPU.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    pub device: DeviceArg,
     /// Count only the completions of these first rows (1-based columns, e.g. "1 3 5").
     #[arg(long, allow_hyphen_values = true)]
     pub prefix: Option<String>,
@@ -222,6 +229,27 @@ pub enum EngineArg {
     D4,
 }
 
+/// `--device`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceArg {
+    /// A GPU for large boards when one is usable (CPU threads help), else the CPU.
+    Auto,
+    /// The CPU only.
+    Cpu,
+    /// The GPU (an error without one); CPU threads count what it cannot.
+    Gpu,
+}
+
+impl From<DeviceArg> for DeviceChoice {
+    fn from(d: DeviceArg) -> DeviceChoice {
+        match d {
+            DeviceArg::Auto => DeviceChoice::Auto,
+            DeviceArg::Cpu => DeviceChoice::Cpu,
+            DeviceArg::Gpu => DeviceChoice::Gpu,
+        }
+    }
+}
+
 /// `--kernel`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelArg {
@@ -247,6 +275,7 @@ impl CountArgs {
             unique: self.unique,
             split_depth: self.split_depth,
             pin: false,
+            device: self.device.into(),
         }
     }
 }

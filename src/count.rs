@@ -1,5 +1,6 @@
 //! Counting solutions: the library's main entry points.
 
+use crate::device::{Device, DeviceChoice};
 use crate::error::Error;
 use crate::kernel::{Kernel, KernelChoice};
 use crate::parallel::{self, Control};
@@ -22,6 +23,8 @@ pub struct CountOptions {
     pub split_depth: Option<usize>,
     /// Pin worker threads to cores (worker i on core i modulo the cores).
     pub pin: bool,
+    /// Where the search runs.
+    pub device: DeviceChoice,
 }
 
 impl CountOptions {
@@ -71,6 +74,10 @@ pub struct Counts {
     pub kernel: Kernel,
     /// Worker threads.
     pub threads: usize,
+    /// `cpu`, or the GPU adapter and its backend.
+    pub device: String,
+    /// Subtasks the GPU counted (the CPU counted the rest).
+    pub gpu_subtasks: usize,
     /// Wall-clock time of the search.
     pub elapsed: Duration,
 }
@@ -118,17 +125,38 @@ pub fn count_subtasks(
     let threads = opts.resolved_threads()?;
     let kernel = Kernel::resolve(opts.kernel)?;
     let pool = parallel::pool(threads, opts.pin)?;
+    let device = Device::open(opts.device, plan.n())?;
     let start = Instant::now();
-    let found = parallel::run(&pool, plan, ids, opts.unique, kernel, control)?;
-    Ok(Counts::new(
-        plan,
-        opts,
-        found,
-        ids.len(),
-        kernel,
-        threads,
-        start.elapsed(),
-    ))
+    let (found, gpu_subtasks) = match &device {
+        Device::Cpu => (
+            parallel::run(&pool, plan, ids, opts.unique, kernel, control)?,
+            0,
+        ),
+        #[cfg(feature = "gpu")]
+        Device::Gpu { gpu, share } => parallel::run_with_gpu(
+            &pool,
+            gpu,
+            *share,
+            plan,
+            ids,
+            opts.unique,
+            kernel,
+            control,
+        )?,
+    };
+    Ok(Counts {
+        device: device.describe(),
+        gpu_subtasks,
+        ..Counts::new(
+            plan,
+            opts,
+            found,
+            ids.len(),
+            kernel,
+            threads,
+            start.elapsed(),
+        )
+    })
 }
 
 impl Counts {
@@ -154,6 +182,8 @@ impl Counts {
             engine: plan.engine(),
             kernel,
             threads,
+            device: "cpu".into(),
+            gpu_subtasks: 0,
             elapsed,
         }
     }

@@ -18,7 +18,10 @@
 pub mod board;
 pub mod checkpoint;
 pub mod count;
+pub mod device;
 pub mod error;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod job;
 pub mod kernel;
 pub mod list;
@@ -34,6 +37,7 @@ pub mod split;
 pub mod symmetry;
 
 pub use count::{count, count_completions, CountOptions, Counts};
+pub use device::DeviceChoice;
 pub use error::Error;
 pub use kernel::KernelChoice;
 pub use solution::{solutions, Solution, Solutions};

@@ -82,11 +82,9 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
         total: sum.total.to_string(),
         unique: first.unique.as_ref().map(|_| sum.unique.to_string()),
         threads: sum.threads,
-        kernel: if records.iter().all(|(_, r)| r.kernel == first.kernel) {
-            first.kernel.clone()
-        } else {
-            "mixed".into()
-        },
+        kernel: same_or_mixed(records, |r| &r.kernel),
+        device: same_or_mixed(records, |r| &r.device),
+        gpu_subtasks: sum.gpu_subtasks,
         elapsed_s: sum.elapsed_s,
         subtasks: sum.subtasks,
         resumed_subtasks: sum.resumed,
@@ -108,6 +106,16 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
         version: env!("CARGO_PKG_VERSION").into(),
         ..first.clone()
     })
+}
+
+/// A field all records share, or `mixed`.
+fn same_or_mixed(records: &[(String, CountRecord)], field: impl Fn(&CountRecord) -> &String) -> String {
+    let first = field(&records[0].1);
+    if records.iter().all(|(_, r)| field(r) == first) {
+        first.clone()
+    } else {
+        "mixed".into()
+    }
 }
 
 /// The shard of a record (the whole run when it has none), checked.
@@ -223,6 +231,7 @@ struct Sums {
     nodes: u128,
     searched_nodes: f64,
     subtasks: usize,
+    gpu_subtasks: usize,
     resumed: usize,
     threads: usize,
     /// The slowest shard: shards run side by side.
@@ -248,6 +257,7 @@ impl Sums {
             .largest_subtask_nodes
             .max(r.largest_subtask_share * nodes as f64);
         self.subtasks = self.subtasks.saturating_add(r.subtasks);
+        self.gpu_subtasks = self.gpu_subtasks.saturating_add(r.gpu_subtasks);
         self.resumed = self.resumed.saturating_add(r.resumed_subtasks);
         self.threads = self.threads.saturating_add(r.threads);
         self.elapsed_s = self.elapsed_s.max(r.elapsed_s);

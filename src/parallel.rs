@@ -90,3 +90,129 @@ pub fn run(
     // a skipped subtask makes the sum None: only then was the run cut short
     found.ok_or(Error::Interrupted)
 }
+
+/// Subtasks in the GPU's first batch; later batches grow or shrink to last 50–250 ms, short
+/// enough for Ctrl-C, progress, checkpoints and desktop GPU watchdogs.
+#[cfg(feature = "gpu")]
+const FIRST_GPU_BATCH: usize = 256;
+
+/// Runs the subtasks `ids` of `plan` on a GPU and the CPU pool at once: the GPU takes batches
+/// of the subtasks it can count from the front of their list; CPU workers first count those
+/// it cannot (tie frames, canonical forms), then, when `share`, take its subtasks one at a
+/// time from the back. Every finished subtask is reported through `control` as on the CPU.
+/// Returns the sum and how many subtasks the GPU counted.
+#[cfg(feature = "gpu")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_with_gpu(
+    pool: &rayon::ThreadPool,
+    gpu: &crate::gpu::Gpu,
+    share: bool,
+    plan: &Plan,
+    ids: &[usize],
+    unique: bool,
+    kernel: Kernel,
+    control: Control<'_>,
+) -> Result<(Found, usize), Error> {
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    let (accel, cpu_only): (Vec<usize>, Vec<usize>) = ids
+        .iter()
+        .partition(|&&id| crate::gpu::takes(plan, id, unique));
+    let never = AtomicBool::new(false);
+    let stop = control.cancel.unwrap_or(&never);
+    let report = |id: usize, found: Found| {
+        if let Some(done) = control.on_done {
+            done(id, found);
+        }
+    };
+    // positions of `accel` not yet taken: the GPU takes from the front, the CPU from the back
+    let open = Mutex::new(0..accel.len());
+    let take = |count: usize, from_back: bool| {
+        let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
+        let count = count.min(open.len());
+        if from_back {
+            open.end -= count;
+            open.end..open.end + count
+        } else {
+            open.start += count;
+            open.start - count..open.start
+        }
+    };
+    let cpu_next = AtomicUsize::new(0);
+    let prepared = gpu.prepare(plan);
+    let (on_gpu, on_cpu) = std::thread::scope(|scope| {
+        let gpu_side = scope.spawn(|| -> Result<(Found, usize), Error> {
+            let (mut sum, mut counted, mut batch) = (Found::default(), 0, FIRST_GPU_BATCH);
+            while !stop.load(Ordering::Relaxed) {
+                let range = take(batch, false);
+                if range.is_empty() {
+                    break;
+                }
+                let started = Instant::now();
+                let found = gpu.count(&prepared, &accel[range.clone()])?;
+                for (&id, f) in accel[range].iter().zip(found) {
+                    report(id, f);
+                    sum += f;
+                    counted += 1;
+                }
+                let took = started.elapsed();
+                if took < Duration::from_millis(50) {
+                    batch = (batch * 2).min(1 << 16);
+                } else if took > Duration::from_millis(250) {
+                    batch = (batch / 2).max(WORKGROUP_BATCH);
+                }
+            }
+            Ok((sum, counted))
+        });
+        let workers = pool.current_num_threads();
+        let on_cpu: (Found, usize) = pool.install(|| {
+            (0..workers)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|_| {
+                    let (mut sum, mut counted) = (Found::default(), 0usize);
+                    while !stop.load(Ordering::Relaxed) {
+                        let k = cpu_next.fetch_add(1, Ordering::Relaxed);
+                        let id = match cpu_only.get(k) {
+                            Some(&id) => id,
+                            None if share => match take(1, true).next() {
+                                Some(k) => accel[k],
+                                None => break,
+                            },
+                            None => break,
+                        };
+                        let Some(found) = run_subtask(plan, id, unique, kernel, stop) else {
+                            break;
+                        };
+                        report(id, found);
+                        sum += found;
+                        counted += 1;
+                    }
+                    (sum, counted)
+                })
+                .reduce(
+                    || (Found::default(), 0),
+                    |(mut a, x), (b, y)| {
+                        a += b;
+                        (a, x + y)
+                    },
+                )
+        });
+        let on_gpu = gpu_side
+            .join()
+            .unwrap_or_else(|_| Err(Error::Failed("the GPU thread failed".into())));
+        (on_gpu, on_cpu)
+    });
+    let (mut sum, gpu_counted) = on_gpu?;
+    // a subtask left uncounted means the run was cut short
+    if gpu_counted + on_cpu.1 < ids.len() {
+        return Err(Error::Interrupted);
+    }
+    sum += on_cpu.0;
+    Ok((sum, gpu_counted))
+}
+
+/// The smallest GPU batch: a workgroup's worth of lanes.
+#[cfg(feature = "gpu")]
+const WORKGROUP_BATCH: usize = 32;

@@ -26,6 +26,12 @@ pub struct CountRecord {
     pub engine: String,
     /// Kernel that ran.
     pub kernel: String,
+    /// Where the search ran: `cpu`, or the GPU adapter and its backend.
+    #[serde(default = "cpu")]
+    pub device: String,
+    /// Subtasks the GPU counted in this run (the CPU counted the rest).
+    #[serde(default)]
+    pub gpu_subtasks: usize,
     /// Wall-clock seconds.
     pub elapsed_s: f64,
     /// Subtasks of this run (of the shard, when sharded), resumed ones included.
@@ -87,6 +93,8 @@ impl CountRecord {
             threads: c.threads,
             engine: c.engine.name().into(),
             kernel: c.kernel.name().into(),
+            device: c.device.clone(),
+            gpu_subtasks: c.gpu_subtasks,
             elapsed_s: secs,
             subtasks: c.subtasks,
             resumed_subtasks: 0,
@@ -152,11 +160,13 @@ pub fn stats_line(c: &Counts) -> String {
     let secs = c.elapsed.as_secs_f64();
     let rate = rate(c.searched_nodes, secs);
     format!(
-        "n={} elapsed={:.3}s engine={} kernel={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}%",
+        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}%",
         c.n,
         secs,
         c.engine.name(),
         c.kernel.name(),
+        c.device,
+        c.gpu_subtasks,
         c.threads,
         c.subtasks,
         c.split_depth,
@@ -164,6 +174,10 @@ pub fn stats_line(c: &Counts) -> String {
         rate,
         100.0 * c.largest_subtask_share
     )
+}
+
+fn cpu() -> String {
+    "cpu".into()
 }
 
 /// Nodes per second, 0 when no time passed.

@@ -73,6 +73,8 @@ pub struct ScaleReport {
     pub engine: String,
     /// Kernel that ran.
     pub kernel: String,
+    /// Where the search ran: `cpu`, or the GPU adapter and its backend.
+    pub device: String,
     /// Subtasks per run.
     pub subtasks: usize,
     /// Whether worker threads were pinned to cores.
@@ -211,6 +213,7 @@ pub fn measure(
         total: first.total.to_string(),
         engine: first.engine.name().into(),
         kernel: first.kernel.name().into(),
+        device: first.device.clone(),
         subtasks: first.subtasks,
         pinned: opts.pin,
         version: env!("CARGO_PKG_VERSION").into(),

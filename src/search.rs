@@ -59,13 +59,9 @@ pub fn run_subtask(
             let (leaf, nodes) = search_subtask(plan, id, kernel, stop, CanonicalTally::default)?;
             Some(found(leaf.all * w as u64, leaf.canonical, nodes))
         }
-        LeafRule::Weight(w) => {
+        rule @ (LeafRule::Weight(_) | LeafRule::Orbit8) => {
             let (leaf, nodes) = search_subtask(plan, id, kernel, stop, Tally::default)?;
-            Some(found(leaf.0 * w as u64, 0, nodes))
-        }
-        LeafRule::Orbit8 => {
-            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, Tally::default)?;
-            Some(found(leaf.0 * 8, leaf.0, nodes))
+            counted(rule, leaf.0, nodes)
         }
         LeafRule::Side { b1 } => {
             let (leaf, nodes) = search_subtask(plan, id, kernel, stop, || {
@@ -78,6 +74,17 @@ pub fn run_subtask(
                 nodes,
             ))
         }
+    }
+}
+
+/// What a subtask whose `solutions` were counted without looking at them found: weighted by
+/// the frame's rule (its fundamental solutions too, for full-symmetry frames without ties).
+/// `None` for rules that must see each board (the tie frames).
+pub(crate) fn counted(rule: LeafRule, solutions: u64, nodes: u64) -> Option<Found> {
+    match rule {
+        LeafRule::Weight(w) => Some(found(solutions * w as u64, 0, nodes)),
+        LeafRule::Orbit8 => Some(found(solutions * 8, solutions, nodes)),
+        LeafRule::Side { .. } => None,
     }
 }
 
