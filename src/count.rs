@@ -133,16 +133,9 @@ pub fn count_subtasks(
             0,
         ),
         #[cfg(feature = "gpu")]
-        Device::Gpu { gpu, share } => parallel::run_with_gpu(
-            &pool,
-            gpu,
-            *share,
-            plan,
-            ids,
-            opts.unique,
-            kernel,
-            control,
-        )?,
+        Device::Gpu { gpu, share } => {
+            parallel::run_with_gpu(&pool, gpu, *share, plan, ids, opts.unique, kernel, control)?
+        }
     };
     Ok(Counts {
         device: device.describe(),

@@ -28,7 +28,7 @@ pub(crate) enum Device {
     /// A GPU; `share`: CPU threads also take the subtasks it could count.
     #[cfg(feature = "gpu")]
     Gpu {
-        gpu: crate::gpu::Gpu,
+        gpu: Box<crate::gpu::Gpu>,
         share: bool,
     },
 }
@@ -40,7 +40,7 @@ impl Device {
             DeviceChoice::Cpu => Ok(Device::Cpu),
             #[cfg(feature = "gpu")]
             DeviceChoice::Gpu => Ok(Device::Gpu {
-                gpu: crate::gpu::Gpu::open(true)?,
+                gpu: Box::new(crate::gpu::Gpu::open(true)?),
                 share: false,
             }),
             #[cfg(not(feature = "gpu"))]
@@ -49,12 +49,13 @@ impl Device {
                     .into(),
             )),
             #[cfg(feature = "gpu")]
-            DeviceChoice::Auto if n >= AUTO_GPU_MIN_N => {
-                Ok(crate::gpu::Gpu::open(false).map_or(Device::Cpu, |gpu| Device::Gpu {
-                    gpu,
+            DeviceChoice::Auto if n >= AUTO_GPU_MIN_N => Ok(crate::gpu::Gpu::open(false).map_or(
+                Device::Cpu,
+                |gpu| Device::Gpu {
+                    gpu: Box::new(gpu),
                     share: true,
-                }))
-            }
+                },
+            )),
             DeviceChoice::Auto => {
                 let _ = n;
                 Ok(Device::Cpu)

@@ -109,7 +109,10 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
 }
 
 /// A field all records share, or `mixed`.
-fn same_or_mixed(records: &[(String, CountRecord)], field: impl Fn(&CountRecord) -> &String) -> String {
+fn same_or_mixed(
+    records: &[(String, CountRecord)],
+    field: impl Fn(&CountRecord) -> &String,
+) -> String {
     let first = field(&records[0].1);
     if records.iter().all(|(_, r)| field(r) == first) {
         first.clone()

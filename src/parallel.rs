@@ -91,10 +91,11 @@ pub fn run(
     found.ok_or(Error::Interrupted)
 }
 
-/// Subtasks in the GPU's first batch; later batches grow or shrink to last 50–250 ms, short
-/// enough for Ctrl-C, progress, checkpoints and desktop GPU watchdogs.
+/// Subtasks in the GPU's first (and smallest) batch: one workgroup. Later batches double
+/// while they take under 50 ms and halve past 250 ms, short enough for Ctrl-C, progress,
+/// checkpoints and desktop GPU watchdogs on any device, a CPU-emulated one included.
 #[cfg(feature = "gpu")]
-const FIRST_GPU_BATCH: usize = 256;
+const FIRST_GPU_BATCH: usize = 32;
 
 /// Runs the subtasks `ids` of `plan` on a GPU and the CPU pool at once: the GPU takes batches
 /// of the subtasks it can count from the front of their list; CPU workers first count those
@@ -160,7 +161,7 @@ pub(crate) fn run_with_gpu(
                 if took < Duration::from_millis(50) {
                     batch = (batch * 2).min(1 << 16);
                 } else if took > Duration::from_millis(250) {
-                    batch = (batch / 2).max(WORKGROUP_BATCH);
+                    batch = (batch / 2).max(FIRST_GPU_BATCH);
                 }
             }
             Ok((sum, counted))
@@ -212,7 +213,3 @@ pub(crate) fn run_with_gpu(
     sum += on_cpu.0;
     Ok((sum, gpu_counted))
 }
-
-/// The smallest GPU batch: a workgroup's worth of lanes.
-#[cfg(feature = "gpu")]
-const WORKGROUP_BATCH: usize = 32;

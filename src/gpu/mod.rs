@@ -109,6 +109,9 @@ impl Gpu {
     /// Counts the subtasks `ids` of the prepared plan (each one [`takes`]) in one dispatch;
     /// the results are in the order of `ids`.
     pub fn count(&self, prepared: &GpuPlan<'_>, ids: &[usize]) -> Result<Vec<Found>, Error> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let plan = prepared.plan;
         let n = plan.n();
         let full = crate::board::full_mask(n);
@@ -156,7 +159,9 @@ impl Gpu {
         });
         let mut encoder = self
             .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("count") });
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("count"),
+            });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("count"),
@@ -178,11 +183,11 @@ impl Gpu {
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| lost(&e))?;
-        mapped
-            .recv()
-            .map_err(|e| lost(&e))?
+        mapped.recv().map_err(|e| lost(&e))?.map_err(|e| lost(&e))?;
+        let view = readback
+            .slice(..)
+            .get_mapped_range()
             .map_err(|e| lost(&e))?;
-        let view = readback.slice(..).get_mapped_range().map_err(|e| lost(&e))?;
         let words: Vec<u32> = view
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -210,7 +215,8 @@ impl Gpu {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            size: bytes.len().max(16) as u64,
+            // every binding holds at least one of its elements (a task is 32 bytes)
+            size: bytes.len().max(4 * TASK_WORDS) as u64,
             usage: usage | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });

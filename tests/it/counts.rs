@@ -28,6 +28,7 @@ fn opts(engine: EngineChoice, threads: usize) -> CountOptions {
         unique: true,
         split_depth: None,
         pin: false,
+        device: nqueens::DeviceChoice::Cpu,
     }
 }
 

@@ -4,7 +4,7 @@ use crate::naive;
 use nqueens::{count, count_completions, CountOptions, EngineChoice};
 use proptest::prelude::*;
 
-fn valid_prefix(n: usize, picks: &[usize]) -> Vec<usize> {
+pub fn valid_prefix(n: usize, picks: &[usize]) -> Vec<usize> {
     // greedily keep the picks that fit, so every generated prefix is valid
     let mut prefix: Vec<usize> = Vec::new();
     for &p in picks {

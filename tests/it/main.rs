@@ -6,6 +6,8 @@ mod counts;
 mod differential;
 mod engines;
 mod faults;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod listing;
 mod naive;
 mod oeis;

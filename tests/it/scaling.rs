@@ -53,6 +53,7 @@ fn exporters_give_exact_text() {
         total: "14200".into(),
         engine: "d4".into(),
         kernel: "scalar".into(),
+        device: "cpu".into(),
         subtasks: 5078,
         pinned: false,
         version: "0.1.0".into(),
@@ -67,7 +68,7 @@ fn exporters_give_exact_text() {
     };
     assert_eq!(
         to_json(&report),
-        "{\"schema_version\":1,\"n\":12,\"total\":\"14200\",\"engine\":\"d4\",\"kernel\":\"scalar\",\
+        "{\"schema_version\":1,\"n\":12,\"total\":\"14200\",\"engine\":\"d4\",\"kernel\":\"scalar\",\"device\":\"cpu\",\
          \"subtasks\":5078,\"pinned\":false,\"version\":\"0.1.0\",\"machine\":{\"logical_cpus\":2,\
          \"physical_cores\":1,\"cpu_model\":\"Test CPU\",\"kernel\":null,\"os\":\"linux-x86_64\"},\
          \"rows\":[{\"threads\":1,\"runs\":3,\"median_s\":4.0,\"min_s\":3.8,\"max_s\":4.2,\

@@ -1,0 +1,286 @@
+//! The GPU backend against the CPU: counts, per-subtask results, prefixes, shards and
+//! checkpoints across devices. In CI they run on Mesa's lavapipe (a Vulkan driver on the
+//! CPU); `.ci/run` sets NQUEENS_REQUIRE_GPU so that a missing adapter fails instead of
+//! skipping.
+
+use crate::cli::run;
+use crate::cluster::bin;
+use crate::naive;
+use crate::oeis::known;
+use nqueens::split::{EngineChoice, Plan};
+use nqueens::{count, count_completions, CountOptions, DeviceChoice};
+use proptest::prelude::*;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The adapter the tests run on, or `None` (then they are skipped, unless CI asks for one).
+fn adapter(test: &str) -> Option<String> {
+    let found = nqueens::device::probe_gpu();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
+            "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
+        );
+        eprintln!("{test}: no GPU adapter: skipped");
+    }
+    found
+}
+
+fn on(device: DeviceChoice, engine: EngineChoice, unique: bool) -> CountOptions {
+    CountOptions {
+        threads: Some(2),
+        engine,
+        unique,
+        device,
+        ..CountOptions::default()
+    }
+}
+
+#[test]
+fn gpu_adapter() {
+    if let Some(name) = adapter("gpu_adapter") {
+        println!("GPU tests ran on: {name}");
+    }
+}
+
+#[test]
+fn gpu_equals_cpu_for_n_1_to_14_with_both_engines() {
+    if adapter("gpu_equals_cpu").is_none() {
+        return;
+    }
+    for engine in [EngineChoice::Mirror, EngineChoice::D4] {
+        for n in 1..=14 {
+            if engine == EngineChoice::D4 && n < 4 {
+                continue;
+            }
+            for unique in [false, true] {
+                let c = count(n, &on(DeviceChoice::Gpu, engine, unique)).unwrap();
+                let (total, classes) = known(n);
+                assert_eq!(c.total, total, "n={n} {engine:?}");
+                assert_eq!(c.unique, unique.then_some(classes), "n={n} {engine:?}");
+                assert_ne!(c.device, "cpu");
+                if !unique && n >= 8 {
+                    assert!(
+                        c.gpu_subtasks > 0,
+                        "n={n} {engine:?}: the GPU counted nothing"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_gpu_subtask_equals_the_cpu_subtask_with_its_nodes() {
+    if adapter("every_gpu_subtask").is_none() {
+        return;
+    }
+    use nqueens::search::run_subtask;
+    let gpu = nqueens::gpu::Gpu::open(true).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    for engine in [EngineChoice::Mirror, EngineChoice::D4] {
+        for (n, depth) in [(6, 1), (9, 2), (12, 3), (11, 9), (10, 10)] {
+            let plan = Plan::new(n, engine, None, Some(depth)).unwrap();
+            for unique in [false, true] {
+                let ids: Vec<usize> = (0..plan.len())
+                    .filter(|&id| nqueens::gpu::takes(&plan, id, unique))
+                    .collect();
+                let prepared = gpu.prepare(&plan);
+                let found = gpu.count(&prepared, &ids).unwrap();
+                for (&id, f) in ids.iter().zip(&found) {
+                    let cpu =
+                        run_subtask(&plan, id, unique, nqueens::kernel::Kernel::Scalar, &stop)
+                            .unwrap();
+                    assert_eq!(*f, cpu, "n={n} depth={depth} id={id} {engine:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn n32_prefixes_agree_across_devices() {
+    if adapter("n32_prefixes").is_none() {
+        return;
+    }
+    let first = nqueens::solutions(32).unwrap().next().unwrap();
+    let columns: Vec<usize> = first.columns().iter().map(|&c| c as usize).collect();
+    for rows in [19, 21, 24] {
+        let prefix = &columns[..rows];
+        let gpu = count_completions(
+            32,
+            prefix,
+            &on(DeviceChoice::Gpu, EngineChoice::Auto, false),
+        )
+        .unwrap();
+        let cpu = count_completions(
+            32,
+            prefix,
+            &on(DeviceChoice::Cpu, EngineChoice::Auto, false),
+        )
+        .unwrap();
+        assert!(gpu.total >= 1, "the prefix of a solution has a completion");
+        assert_eq!(
+            (gpu.total, gpu.nodes),
+            (cpu.total, cpu.nodes),
+            "{rows} rows"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn random_prefixes_on_the_gpu_match_the_naive_solver(
+        n in 4usize..=10,
+        picks in proptest::collection::vec(0usize..10, 0..4),
+        depth in 1usize..=3,
+    ) {
+        if adapter("random_prefixes").is_none() {
+            return Ok(());
+        }
+        let prefix = crate::differential::valid_prefix(n, &picks);
+        let expected = naive::solutions_from(n, &prefix).len() as u128;
+        let opts = CountOptions {
+            split_depth: Some((prefix.len() + depth).min(n)),
+            ..on(DeviceChoice::Gpu, EngineChoice::Auto, false)
+        };
+        prop_assert_eq!(count_completions(n, &prefix, &opts).unwrap().total, expected);
+    }
+}
+
+#[test]
+fn shards_of_both_devices_merge_and_verify() {
+    if adapter("shards").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, device) in ["gpu", "cpu", "gpu"].iter().enumerate() {
+        let (code, out, err) = run(&[
+            "count",
+            "13",
+            "--unique",
+            "--json",
+            "--shard",
+            &format!("{i}/3"),
+            "--device",
+            device,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let path = dir.path().join(format!("{i}.json"));
+        std::fs::write(&path, out).unwrap();
+        files.push(path.display().to_string());
+    }
+    let mut args = vec!["merge", "--verify", "1000000"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = run(&args);
+    assert_eq!((code, out.as_str()), (0, "73712 9233\n"), "{err}");
+}
+
+#[test]
+fn a_checkpoint_moves_between_devices() {
+    if adapter("checkpoint").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    // an interrupted GPU run resumes on the CPU
+    let child = Command::new(bin())
+        .args([
+            "count",
+            "16",
+            "--device",
+            "gpu",
+            "-t",
+            "1",
+            "--checkpoint-every",
+            "0.1",
+        ])
+        .arg("--checkpoint")
+        .arg(&ck)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::cluster::wait_for_checkpoint(&ck);
+    std::thread::sleep(Duration::from_millis(300));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ck_arg = ck.display().to_string();
+    let (code, out, err) = run(&[
+        "count",
+        "16",
+        "--json",
+        "--device",
+        "cpu",
+        "--checkpoint",
+        &ck_arg,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total"], known(16).0.to_string());
+    assert!(v["resumed_subtasks"].as_u64().unwrap() > 0);
+    // and a CPU checkpoint resumes on the GPU
+    let ck2 = dir.path().join("ck2").display().to_string();
+    run(&[
+        "count",
+        "12",
+        "--shard",
+        "1/2",
+        "--device",
+        "cpu",
+        "--checkpoint",
+        &ck2,
+    ]);
+    let (_, out, _) = run(&[
+        "count",
+        "12",
+        "--shard",
+        "1/2",
+        "--json",
+        "--device",
+        "gpu",
+        "--checkpoint",
+        &ck2,
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["resumed_subtasks"], v["subtasks"]);
+}
+
+#[test]
+fn device_gpu_without_an_adapter_is_a_runtime_failure_and_auto_skips_software_adapters() {
+    let out = Command::new(bin())
+        .args(["count", "8", "--device", "gpu"])
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("no usable GPU") || err.contains("without the gpu feature"),
+        "{err}"
+    );
+    // auto never takes a CPU-emulated adapter: with only lavapipe, N = 18 runs on the CPU
+    if adapter("auto").is_some_and(|name| name.contains("llvmpipe")) {
+        let (code, out, _) = run(&["count", "18", "--shard", "0/4000", "--json"]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["device"], "cpu");
+    }
+    // --device appears in --stats
+    let (_, _, err) = run(&["count", "8", "--device", "cpu", "--stats"]);
+    assert!(err.contains("device=cpu"), "{err}");
+}
