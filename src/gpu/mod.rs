@@ -10,7 +10,7 @@
 use crate::error::Error;
 use crate::search::Found;
 use crate::split::{LeafRule, Plan};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 
 /// Words per frame in the frames buffer: 32 allowed masks, must row, must.
 const FRAME_WORDS: usize = 34;
@@ -27,6 +27,8 @@ pub struct Gpu {
     queue: wgpu::Queue,
     pipeline: wgpu::ComputePipeline,
     info: wgpu::AdapterInfo,
+    /// The first error the device reported (a lost device, say), instead of wgpu's panic.
+    failure: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -67,6 +69,12 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| Error::Failed(format!("cannot open the GPU {}: {e}", info.name)))?;
+        let failure = Arc::new(Mutex::new(None));
+        let record = failure.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut first = record.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert_with(|| e.to_string());
+        }));
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("count.wgsl"),
             source: wgpu::ShaderSource::Wgsl(include_str!("count.wgsl").into()),
@@ -79,12 +87,26 @@ impl Gpu {
             compilation_options: Default::default(),
             cache: None,
         });
-        Ok(Gpu {
+        let gpu = Gpu {
             device,
             queue,
             pipeline,
             info,
-        })
+            failure,
+        };
+        gpu.check()?;
+        Ok(gpu)
+    }
+
+    /// Fails with the first error the device reported, if any.
+    fn check(&self) -> Result<(), Error> {
+        match &*self.failure.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(Error::Failed(format!(
+                "the GPU {} failed: {e}",
+                self.info.name
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The adapter and its backend, as JSON's `device` reports them.
