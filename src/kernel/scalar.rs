@@ -64,66 +64,93 @@ fn search_body<L: Leaf, const MUST: bool>(
     } else {
         0
     };
-    if start_row + 2 >= n {
-        // at most two rows left: no stack needed
+    if start_row + 3 >= n {
+        // at most three rows left: no stack needed
         return Some(finish::<L, MUST>(
             n, masks, start_row, first_free, attacks, board, leaf,
         ));
     }
     let last = n - 1;
-    // One frame per row: the squares still to try and the attacks that row sees.
-    let mut free = [0u64; MAX_N];
-    let mut seen = [Attacks::default(); MAX_N];
+    // The row being tried lives in registers (`free`, `seen`); the rows above it wait on a
+    // stack, written only on the way down. The last three rows are tried inline: the tree is
+    // widest there, and they need no stack at all.
+    let mut stack = [(0u64, Attacks::default()); MAX_N];
     let mut row = start_row;
-    free[row] = first_free;
-    seen[row] = attacks;
+    let mut free = first_free;
+    let mut seen = attacks;
     let mut nodes = 0u64;
+    let mut backtracks = 0u64;
     loop {
-        let f = free[row];
-        if f == 0 {
+        if free == 0 {
             if row == start_row {
                 return Some(nodes);
             }
+            // a stop request is seen within about a millisecond, at no cost to the other nodes
+            backtracks += 1;
+            if backtracks.is_multiple_of(STOP_CHECK_NODES) && stop.load(Ordering::Relaxed) {
+                return None;
+            }
             row -= 1;
+            (free, seen) = stack[row];
             continue;
         }
         // lowest set bit: the leftmost free column, so completions come out in lexicographic order
-        let bit = f & f.wrapping_neg();
-        free[row] = f ^ bit;
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
         nodes += 1;
-        // a stop request is seen within about a millisecond, at no cost to the other nodes
-        if nodes.is_multiple_of(STOP_CHECK_NODES) && stop.load(Ordering::Relaxed) {
-            return None;
-        }
         if L::NEEDS_BOARD {
             board[row] = bit;
         }
-        let below = seen[row].place(bit);
+        let below = seen.place(bit);
         let next = row + 1;
-        let next_free = free_squares::<MUST>(masks, next, below);
-        if next + 1 == last {
-            // the last two rows run inline: fewer stack round trips where the tree is widest
-            nodes += last_two_rows::<L, MUST>(masks, last, next_free, below, board, leaf);
+        let mut next_free = free_squares::<MUST>(masks, next, below);
+        if next + 2 == last {
+            // row n-3: three columns are left, so at most three squares, each leaving two
+            nodes += u64::from(next_free.count_ones());
+            while next_free != 0 {
+                let b = next_free & next_free.wrapping_neg();
+                next_free ^= b;
+                if L::NEEDS_BOARD {
+                    board[next] = b;
+                }
+                let attacks = below.place(b);
+                let two = free_squares::<MUST>(masks, last - 1, attacks);
+                nodes += last_two_rows::<L, MUST>(masks, last, two, attacks, board, leaf);
+            }
         } else if next_free != 0 {
+            stack[row] = (free, seen);
             row = next;
-            free[row] = next_free;
-            seen[row] = below;
+            free = next_free;
+            seen = below;
         }
     }
 }
 
-/// Completes a board with fewer than three rows left (also `start_row >= n`).
+/// Completes a board with at most three rows left (also `start_row >= n`).
 #[inline(always)]
 fn finish<L: Leaf, const MUST: bool>(
     n: usize,
     masks: &RowMasks,
     start_row: usize,
-    free: u64,
+    mut free: u64,
     attacks: Attacks,
     board: &mut [u64; MAX_N],
     leaf: &mut L,
 ) -> u64 {
-    if start_row >= n {
+    if start_row + 3 == n {
+        let mut nodes = u64::from(free.count_ones());
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            if L::NEEDS_BOARD {
+                board[start_row] = bit;
+            }
+            let below = attacks.place(bit);
+            let two = free_squares::<MUST>(masks, start_row + 1, below);
+            nodes += last_two_rows::<L, MUST>(masks, n - 1, two, below, board, leaf);
+        }
+        nodes
+    } else if start_row >= n {
         leaf.solution(&board[..n]);
         0
     } else if start_row + 1 == n {
