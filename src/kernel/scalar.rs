@@ -103,20 +103,9 @@ fn search_body<L: Leaf, const MUST: bool>(
         }
         let below = seen.place(bit);
         let next = row + 1;
-        let mut next_free = free_squares::<MUST>(masks, next, below);
+        let next_free = free_squares::<MUST>(masks, next, below);
         if next + 2 == last {
-            // row n-3: three columns are left, so at most three squares, each leaving two
-            nodes += u64::from(next_free.count_ones());
-            while next_free != 0 {
-                let b = next_free & next_free.wrapping_neg();
-                next_free ^= b;
-                if L::NEEDS_BOARD {
-                    board[next] = b;
-                }
-                let attacks = below.place(b);
-                let two = free_squares::<MUST>(masks, last - 1, attacks);
-                nodes += last_two_rows::<L, MUST>(masks, last, two, attacks, board, leaf);
-            }
+            nodes += last_three_rows::<L, MUST>(masks, last, next_free, below, board, leaf);
         } else if next_free != 0 {
             stack[row] = (free, seen);
             row = next;
@@ -132,24 +121,13 @@ fn finish<L: Leaf, const MUST: bool>(
     n: usize,
     masks: &RowMasks,
     start_row: usize,
-    mut free: u64,
+    free: u64,
     attacks: Attacks,
     board: &mut [u64; MAX_N],
     leaf: &mut L,
 ) -> u64 {
     if start_row + 3 == n {
-        let mut nodes = u64::from(free.count_ones());
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            if L::NEEDS_BOARD {
-                board[start_row] = bit;
-            }
-            let below = attacks.place(bit);
-            let two = free_squares::<MUST>(masks, start_row + 1, below);
-            nodes += last_two_rows::<L, MUST>(masks, n - 1, two, below, board, leaf);
-        }
-        nodes
+        last_three_rows::<L, MUST>(masks, n - 1, free, attacks, board, leaf)
     } else if start_row >= n {
         leaf.solution(&board[..n]);
         0
@@ -164,6 +142,31 @@ fn finish<L: Leaf, const MUST: bool>(
     } else {
         last_two_rows::<L, MUST>(masks, n - 1, free, attacks, board, leaf)
     }
+}
+
+/// Tries every square of row `last - 2` in `free` (three columns are left, so at most three)
+/// and completes each with [`last_two_rows`].
+#[inline(always)]
+fn last_three_rows<L: Leaf, const MUST: bool>(
+    masks: &RowMasks,
+    last: usize,
+    mut free: u64,
+    attacks: Attacks,
+    board: &mut [u64; MAX_N],
+    leaf: &mut L,
+) -> u64 {
+    let mut nodes = u64::from(free.count_ones());
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        if L::NEEDS_BOARD {
+            board[last - 2] = bit;
+        }
+        let below = attacks.place(bit);
+        let two = free_squares::<MUST>(masks, last - 1, below);
+        nodes += last_two_rows::<L, MUST>(masks, last, two, below, board, leaf);
+    }
+    nodes
 }
 
 /// Tries every square of row `last - 1` in `free` and the one column left for row `last`.
