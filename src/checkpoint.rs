@@ -191,18 +191,8 @@ impl Checkpoint {
     /// but a regular file (or no file yet), takes the lock and checks that the directory
     /// takes new files, all before any counting.
     pub fn open(path: &Path) -> Result<Checkpoint, Error> {
-        let resolved = resolve_links(path)?;
+        let resolved = resolve_file(path)?;
         let fail = |reason: String| checkpoint_error(path, reason);
-        match fs::metadata(&resolved) {
-            Ok(m) if !m.is_file() => {
-                return Err(fail(
-                    "is not a regular file (a checkpoint must be a file, or not exist yet)".into(),
-                ))
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(fail(format!("cannot be read: {e}"))),
-        }
         let dir = match resolved.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -334,6 +324,22 @@ fn runs_of(done: &DoneSet) -> Vec<DoneRun> {
     runs
 }
 
+/// The file `path` names, links followed: a regular file or nothing yet. A device or a FIFO
+/// could be read without end or block forever.
+fn resolve_file(path: &Path) -> Result<PathBuf, Error> {
+    let resolved = resolve_links(path)?;
+    match fs::metadata(&resolved) {
+        Ok(m) if !m.is_file() => Err(checkpoint_error(
+            path,
+            "is not a regular file (a checkpoint must be a file, or not exist yet)".into(),
+        )),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(checkpoint_error(path, format!("cannot be read: {e}")))
+        }
+        _ => Ok(resolved),
+    }
+}
+
 /// Follows symbolic links from `path` to the file they name (which need not exist yet).
 fn resolve_links(path: &Path) -> Result<PathBuf, Error> {
     let mut current = path.to_path_buf();
@@ -450,12 +456,5 @@ fn checkpoint_error(path: &Path, reason: String) -> Error {
 /// split depth cuts its subtasks the same way, and a foreign file is named as such before
 /// any plan is built. `Ok(None)` when there is no file yet.
 pub fn identity_of(path: &Path) -> Result<Option<RunIdentity>, Error> {
-    let resolved = resolve_links(path)?;
-    if fs::metadata(&resolved).is_ok_and(|m| !m.is_file()) {
-        return Err(checkpoint_error(
-            path,
-            "is not a regular file (a checkpoint must be a file, or not exist yet)".into(),
-        ));
-    }
-    Ok(read_body(&resolved)?.map(|b| b.run))
+    Ok(read_body(&resolve_file(path)?)?.map(|b| b.run))
 }
