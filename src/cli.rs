@@ -68,6 +68,9 @@ pub struct ScaleArgs {
     /// Where the search runs (gpu: measure the GPU).
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
+    /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
+    pub memory_limit: Option<u64>,
 }
 
 /// `--format` of `scale`.
@@ -94,6 +97,7 @@ impl ScaleArgs {
             split_depth: None,
             pin: self.pin,
             device: self.device.into(),
+            memory_limit: self.memory_limit,
         }
     }
 }
@@ -145,6 +149,9 @@ pub struct CountArgs {
     /// Where the search runs: a GPU for large boards when one is usable, the CPU, or a GPU.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
+    /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
+    pub memory_limit: Option<u64>,
     /// Count only the completions of these first rows (1-based columns, e.g. "1 3 5").
     #[arg(long, allow_hyphen_values = true)]
     pub prefix: Option<String>,
@@ -227,6 +234,8 @@ pub enum EngineArg {
     Mirror,
     /// Full 8-fold symmetry.
     D4,
+    /// Quadrant meet-in-the-middle (totals only, N up to 22).
+    Quadrant,
 }
 
 /// `--device`.
@@ -276,6 +285,7 @@ impl CountArgs {
             split_depth: self.split_depth,
             pin: false,
             device: self.device.into(),
+            memory_limit: self.memory_limit,
         }
     }
 }
@@ -286,6 +296,7 @@ impl From<EngineArg> for EngineChoice {
             EngineArg::Auto => EngineChoice::Auto,
             EngineArg::Mirror => EngineChoice::Mirror,
             EngineArg::D4 => EngineChoice::D4,
+            EngineArg::Quadrant => EngineChoice::Quadrant,
         }
     }
 }
@@ -318,6 +329,33 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
             "threads must be an integer from 1 to {MAX_THREADS}"
         )),
     }
+}
+
+/// Parses a memory size: bytes, or a number with K, M, G or T (powers of 1024).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(size_error()),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(1 << shift))
+        .ok_or_else(size_error)
+}
+
+fn size_error() -> String {
+    "memory limit must be a whole number of bytes, optionally with K, M, G or T (like 512M)".into()
 }
 
 /// Parses a prefix of 1-based columns ("1 3 5" or "1,3,5") into 0-based columns.

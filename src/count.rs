@@ -25,6 +25,8 @@ pub struct CountOptions {
     pub pin: bool,
     /// Where the search runs.
     pub device: DeviceChoice,
+    /// Bytes the quadrant engine's tables may take; `None` = half the machine's memory.
+    pub memory_limit: Option<u64>,
 }
 
 impl CountOptions {
@@ -38,14 +40,25 @@ impl CountOptions {
 
     /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
     /// It depends on N, the engine, the prefix and the split depth, never on the threads.
+    ///
+    /// `auto` runs the quadrant engine where it is the fastest on the CPU
+    /// ([`crate::quadrant::auto_takes`]) unless fundamental solutions, a split depth or a GPU
+    /// are asked for;
+    /// it never depends on the machine, so shards of one run agree on it.
     pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
-        Plan::with_target(
-            n,
-            self.engine,
-            prefix,
-            self.split_depth,
-            default_min_subtasks(n),
-        )
+        let engine = match self.engine {
+            EngineChoice::Auto
+                if prefix.is_none()
+                    && self.split_depth.is_none()
+                    && !self.unique
+                    && self.device != DeviceChoice::Gpu
+                    && crate::quadrant::auto_takes(n) =>
+            {
+                EngineChoice::Quadrant
+            }
+            named => named,
+        };
+        Plan::with_target(n, engine, prefix, self.split_depth, default_min_subtasks(n))
     }
 }
 
@@ -80,6 +93,8 @@ pub struct Counts {
     pub gpu_subtasks: usize,
     /// Wall-clock time of the search.
     pub elapsed: Duration,
+    /// The process's peak resident memory in bytes, where the system tells it (Linux).
+    pub peak_memory: Option<u64>,
 }
 
 /// Counts the solutions of the N-Queens problem on an `n`×`n` board.
@@ -123,9 +138,27 @@ pub fn count_subtasks(
     control: Control<'_>,
 ) -> Result<Counts, Error> {
     let threads = opts.resolved_threads()?;
-    let kernel = Kernel::resolve(opts.kernel)?;
+    let mut kernel = Kernel::resolve(opts.kernel)?;
     let pool = parallel::pool(threads, opts.pin)?;
-    let device = Device::open(opts.device, plan.n())?;
+    let device = match plan.quadrant_layout() {
+        Some(layout) => {
+            if opts.unique {
+                return Err(Error::TotalsOnly(Engine::Quadrant));
+            }
+            if opts.device == DeviceChoice::Gpu {
+                return Err(Error::CpuOnly(Engine::Quadrant));
+            }
+            let limit = opts
+                .memory_limit
+                .unwrap_or_else(crate::quadrant::default_memory_limit);
+            pool.install(|| layout.prepare(limit));
+            if kernel != Kernel::Scalar {
+                kernel = crate::kernel::sieve::vector_kernel().unwrap_or(Kernel::Scalar);
+            }
+            Device::Cpu
+        }
+        None => Device::open(opts.device, plan.n())?,
+    };
     let start = Instant::now();
     let (found, gpu_subtasks) = match &device {
         Device::Cpu => (
@@ -178,8 +211,17 @@ impl Counts {
             device: "cpu".into(),
             gpu_subtasks: 0,
             elapsed,
+            peak_memory: peak_memory(),
         }
     }
+}
+
+/// The process's peak resident set (`VmHWM`), on Linux.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `part / whole`, 0 when there is no whole.

@@ -56,6 +56,25 @@ pub enum Error {
         /// The smallest board it takes.
         min: usize,
     },
+    /// An engine asked for by name on a board too large for it.
+    #[error("engine {} takes N up to {max}, got {n} (use engine auto or d4)", .engine.name())]
+    EngineTooLarge {
+        /// The engine asked for.
+        engine: Engine,
+        /// The board side.
+        n: usize,
+        /// The largest board it takes.
+        max: usize,
+    },
+    /// Fundamental solutions asked of an engine that counts totals only.
+    #[error("engine {} counts totals only, not fundamental solutions (use engine auto, d4 or mirror)", .0.name())]
+    TotalsOnly(Engine),
+    /// A GPU asked of an engine that runs on the CPU only.
+    #[error("engine {} runs on the CPU only (use device auto or cpu, or engine d4 on the GPU)", .0.name())]
+    CpuOnly(Engine),
+    /// A split depth given to an engine that is not split by rows.
+    #[error("engine {} is not split by rows: it takes no split depth", .0.name())]
+    NoSplitDepth(Engine),
     /// Options that cannot be combined.
     #[error("{0}")]
     Conflict(String),

@@ -27,6 +27,7 @@ pub mod kernel;
 pub mod list;
 pub mod merge;
 pub mod parallel;
+pub mod quadrant;
 pub mod render;
 pub mod report;
 pub mod scale;

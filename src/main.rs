@@ -304,8 +304,12 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
                 }
                 .into());
             }
-            // a resumed run cuts its subtasks as the run that wrote the checkpoint did
-            opts.split_depth.get_or_insert(saved.split_depth);
+            // a resumed run cuts its subtasks as the run that wrote the checkpoint did (the
+            // quadrant engine, depth 0, is not cut by rows; an older d4 run's depth also keeps
+            // `auto` on d4, so it resumes)
+            if saved.split_depth > 0 {
+                opts.split_depth.get_or_insert(saved.split_depth);
+            }
         }
     }
     let plan = opts.plan(args.n, prefix.as_deref())?;

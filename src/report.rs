@@ -60,6 +60,9 @@ pub struct CountRecord {
     pub largest_subtask_share: f64,
     /// Whether every subtask of the run (or shard) is counted.
     pub complete: bool,
+    /// The process's peak resident memory in bytes, where the system tells it (Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_memory_bytes: Option<u64>,
     /// The shard, when sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -106,6 +109,7 @@ impl CountRecord {
             nodes_per_s: rate(c.searched_nodes, secs),
             largest_subtask_share: c.largest_subtask_share,
             complete: true,
+            peak_memory_bytes: c.peak_memory,
             shard: None,
             parts: None,
             version: env!("CARGO_PKG_VERSION").into(),
@@ -160,7 +164,7 @@ pub fn stats_line(c: &Counts) -> String {
     let secs = c.elapsed.as_secs_f64();
     let rate = rate(c.searched_nodes, secs);
     format!(
-        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}%",
+        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
         c.n,
         secs,
         c.engine.name(),
@@ -172,7 +176,9 @@ pub fn stats_line(c: &Counts) -> String {
         c.split_depth,
         c.nodes,
         rate,
-        100.0 * c.largest_subtask_share
+        100.0 * c.largest_subtask_share,
+        c.peak_memory
+            .map_or("unknown".into(), |b| format!("{:.1}MiB", b as f64 / (1u64 << 20) as f64))
     )
 }
 

@@ -53,6 +53,9 @@ pub fn run_subtask(
     kernel: Kernel,
     stop: &AtomicBool,
 ) -> Option<Found> {
+    if let Some(layout) = plan.quadrant_layout() {
+        return layout.count_unit(id, kernel, stop);
+    }
     let n = plan.n();
     match plan.frames()[plan.subtask(id).frame as usize].rule {
         LeafRule::Weight(w) if unique => {

@@ -25,6 +25,8 @@ pub enum EngineChoice {
     Mirror,
     /// The full 8-fold symmetry decomposition.
     D4,
+    /// Quadrant meet-in-the-middle (totals only).
+    Quadrant,
 }
 
 /// The engine a plan actually uses.
@@ -36,6 +38,8 @@ pub enum Engine {
     D4,
     /// No symmetry: the completions of a user-given prefix.
     Plain,
+    /// Quadrant meet-in-the-middle: half-board patterns paired by row sets, not a row search.
+    Quadrant,
 }
 
 impl Engine {
@@ -45,6 +49,7 @@ impl Engine {
             Engine::Mirror => "mirror",
             Engine::D4 => "d4",
             Engine::Plain => "plain",
+            Engine::Quadrant => "quadrant",
         }
     }
 
@@ -61,6 +66,7 @@ impl Engine {
             "mirror" => Some((Engine::Mirror, EngineChoice::Mirror)),
             "d4" => Some((Engine::D4, EngineChoice::D4)),
             "plain" => Some((Engine::Plain, EngineChoice::Auto)),
+            "quadrant" => Some((Engine::Quadrant, EngineChoice::Quadrant)),
             _ => None,
         }
     }
@@ -72,6 +78,7 @@ impl From<EngineChoice> for Engine {
         match choice {
             EngineChoice::Mirror => Engine::Mirror,
             EngineChoice::Auto | EngineChoice::D4 => Engine::D4,
+            EngineChoice::Quadrant => Engine::Quadrant,
         }
     }
 }
@@ -129,6 +136,8 @@ pub struct Plan {
     depth: usize,
     frames: Vec<Frame>,
     subtasks: Vec<Subtask>,
+    /// The quadrant engine's units (its subtasks), for [`Engine::Quadrant`] plans.
+    quadrant: Option<std::sync::Arc<crate::quadrant::Layout>>,
 }
 
 impl Plan {
@@ -159,6 +168,9 @@ impl Plan {
         min_subtasks: usize,
     ) -> Result<Plan, Error> {
         crate::board::check_n(n)?;
+        if prefix.is_none() && engine == EngineChoice::Quadrant {
+            return Plan::quadrant(n, depth);
+        }
         let (engine, frames) = match (prefix, engine) {
             (Some(prefix), EngineChoice::Auto) => (Engine::Plain, vec![prefix_frame(n, prefix)?]),
             (Some(_), named) => return Err(Error::EngineWithPrefix(Engine::from(named))),
@@ -210,7 +222,29 @@ impl Plan {
             depth: rows,
             frames,
             subtasks: level,
+            quadrant: None,
         })
+    }
+
+    /// The quadrant engine's plan: its units are the subtasks; it has no split depth (0).
+    fn quadrant(n: usize, depth: Option<usize>) -> Result<Plan, Error> {
+        crate::quadrant::check_n(n)?;
+        if depth.is_some_and(|d| d != 0) {
+            return Err(Error::NoSplitDepth(Engine::Quadrant));
+        }
+        Ok(Plan {
+            n,
+            engine: Engine::Quadrant,
+            depth: 0,
+            frames: Vec::new(),
+            subtasks: Vec::new(),
+            quadrant: Some(std::sync::Arc::new(crate::quadrant::Layout::new(n))),
+        })
+    }
+
+    /// The quadrant engine's units, for its plans.
+    pub fn quadrant_layout(&self) -> Option<&crate::quadrant::Layout> {
+        self.quadrant.as_deref()
     }
 
     /// Board side.
@@ -230,12 +264,15 @@ impl Plan {
 
     /// Number of subtasks.
     pub fn len(&self) -> usize {
-        self.subtasks.len()
+        match &self.quadrant {
+            Some(layout) => layout.len(),
+            None => self.subtasks.len(),
+        }
     }
 
     /// Whether the plan has no subtasks (a board with no solution can have none).
     pub fn is_empty(&self) -> bool {
-        self.subtasks.is_empty()
+        self.len() == 0
     }
 
     /// The frames, indexed by [`Subtask::frame`].
@@ -281,6 +318,9 @@ impl Plan {
         for task in &self.subtasks {
             h.update(&task.frame.to_le_bytes());
             h.update(&task.prefix[..self.depth]);
+        }
+        if let Some(layout) = &self.quadrant {
+            layout.digest(&mut h);
         }
         format!("{:08x}", h.finalize())
     }

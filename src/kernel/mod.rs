@@ -1,6 +1,7 @@
 //! Leaf search kernels and the choice between them.
 
 pub mod scalar;
+pub mod sieve;
 #[cfg(target_arch = "x86_64")]
 pub mod simd;
 

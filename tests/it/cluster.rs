@@ -210,7 +210,9 @@ fn merge_refuses_every_bad_case() {
 /// checkpoint; returns the child.
 pub fn start_long_count(checkpoint: &Path) -> std::process::Child {
     Command::new(bin())
-        .args(["count", "17", "-t", "1", "--kernel", "scalar", "--json"])
+        .args([
+            "count", "17", "-t", "1", "--kernel", "scalar", "--engine", "d4", "--json",
+        ])
         .args(["--checkpoint-every", "0.1", "--checkpoint"])
         .arg(checkpoint)
         .stdout(Stdio::piped())
@@ -234,7 +236,16 @@ pub fn wait_for_checkpoint(path: &Path) {
 /// Finishes the run on every core with the fastest kernel: checkpoints do not depend on it.
 pub fn resume(checkpoint: &Path) -> serde_json::Value {
     let out = Command::new(bin())
-        .args(["count", "17", "-t", "2", "--json", "--checkpoint"])
+        .args([
+            "count",
+            "17",
+            "-t",
+            "2",
+            "--engine",
+            "d4",
+            "--json",
+            "--checkpoint",
+        ])
         .arg(checkpoint)
         .output()
         .unwrap();

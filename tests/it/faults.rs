@@ -293,7 +293,14 @@ fn a_second_run_on_one_checkpoint_is_refused_at_once() {
     let ck = dir.path().join("ck");
     let mut first = start_long_count(&ck);
     wait_for_checkpoint(&ck);
-    let (code, out, err) = run(&["count", "17", "--checkpoint", &ck.display().to_string()]);
+    let (code, out, err) = run(&[
+        "count",
+        "17",
+        "--engine",
+        "d4",
+        "--checkpoint",
+        &ck.display().to_string(),
+    ]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("in use by another nqueens run"), "{err}");
     first.kill().unwrap();
@@ -310,6 +317,8 @@ fn a_second_run_on_one_checkpoint_is_refused_at_once() {
     let (code, out, _) = run(&[
         "count",
         "17",
+        "--engine",
+        "d4",
         "--json",
         "--checkpoint",
         &ck.display().to_string(),
@@ -374,7 +383,7 @@ fn slurm_tasks_keep_their_shard_keep_finished_results_and_requeue_on_sigterm() {
         cmd
     };
     let result = dir.path().join("nqueens-17-4/shard-2.json");
-    let child = task(&["--kernel", "scalar"])
+    let child = task(&["--kernel", "scalar", "--engine", "d4"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -392,7 +401,7 @@ fn slurm_tasks_keep_their_shard_keep_finished_results_and_requeue_on_sigterm() {
     assert_eq!(log.trim(), "requeue 77_2");
     assert!(!result.exists());
     // the requeued task resumes and finishes shard 2 of 4
-    assert!(task(&[]).status().unwrap().success());
+    assert!(task(&["--engine", "d4"]).status().unwrap().success());
     let v = json(&std::fs::read_to_string(&result).unwrap());
     assert_eq!(
         (v["shard"]["index"].as_u64(), v["shard"]["count"].as_u64()),
@@ -556,6 +565,8 @@ fn the_progress_bar_of_a_resumed_run_estimates_from_its_own_pace() {
             "1",
             "--kernel",
             "scalar",
+            "--engine",
+            "d4",
             "--progress",
             "always",
         ])
@@ -657,7 +668,9 @@ fn a_full_stderr_never_crashes_the_program() {
 fn sigterm_ends_list_and_scale_with_130() {
     for args in [
         &["list", "16"][..],
-        &["scale", "17", "-t", "1", "--kernel", "scalar"],
+        &[
+            "scale", "17", "-t", "1", "--kernel", "scalar", "--engine", "d4",
+        ],
     ] {
         let child = Command::new(bin())
             .args(args)

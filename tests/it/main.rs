@@ -11,4 +11,5 @@ mod gpu;
 mod listing;
 mod naive;
 mod oeis;
+mod quadrant;
 mod scaling;

@@ -1,0 +1,210 @@
+//! The quadrant engine: totals against d4 and the known table, shards, memory limit, refusals.
+
+use crate::cli::run;
+use crate::oeis::known;
+use nqueens::kernel::KernelChoice;
+use nqueens::{count, CountOptions, EngineChoice};
+
+fn opts(engine: EngineChoice, kernel: KernelChoice) -> CountOptions {
+    CountOptions {
+        threads: Some(2),
+        engine,
+        kernel,
+        ..CountOptions::default()
+    }
+}
+
+#[test]
+fn quadrant_equals_d4_on_every_kernel() {
+    for kernel in [KernelChoice::Scalar, KernelChoice::Auto] {
+        for n in 4..=14 {
+            let q = count(n, &opts(EngineChoice::Quadrant, kernel)).unwrap();
+            let d4 = count(n, &opts(EngineChoice::D4, kernel)).unwrap();
+            assert_eq!(q.total, d4.total, "n={n} {kernel:?}");
+            assert_eq!(q.engine.name(), "quadrant");
+        }
+    }
+}
+
+#[test]
+fn quadrant_counts_the_known_table_to_17() {
+    for n in (1..=3).chain(15..=17) {
+        let q = count(n, &opts(EngineChoice::Quadrant, KernelChoice::Auto)).unwrap();
+        assert_eq!(q.total, known(n).0, "n={n}");
+    }
+}
+
+/// Release-only (about 15 s on two threads): CI runs it with `--ignored`.
+#[test]
+#[ignore]
+fn quadrant_18() {
+    let q = count(18, &opts(EngineChoice::Quadrant, KernelChoice::Auto)).unwrap();
+    assert_eq!(q.total, known(18).0);
+}
+
+#[test]
+fn auto_takes_quadrant_from_16_unless_asked_otherwise() {
+    let plan = |o: &CountOptions, n| o.plan(n, None).unwrap().engine().name();
+    let auto = CountOptions::default();
+    assert_eq!(plan(&auto, 15), "d4");
+    assert_eq!(plan(&auto, 16), "quadrant");
+    assert_eq!(plan(&auto, 22), "quadrant");
+    assert_eq!(plan(&auto, 23), "d4");
+    let unique = CountOptions {
+        unique: true,
+        ..CountOptions::default()
+    };
+    assert_eq!(plan(&unique, 16), "d4");
+    let depth = CountOptions {
+        split_depth: Some(3),
+        ..CountOptions::default()
+    };
+    assert_eq!(plan(&depth, 16), "d4");
+    let gpu = CountOptions {
+        device: nqueens::DeviceChoice::Gpu,
+        ..CountOptions::default()
+    };
+    assert_eq!(plan(&gpu, 16), "d4");
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
+#[test]
+fn random_shards_merge_to_the_total_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, m) in [(11usize, 3usize), (13, 7), (14, 2)] {
+        let mut files = Vec::new();
+        for i in 0..m {
+            let shard = format!("{i}/{m}");
+            let (code, out, err) = run(&[
+                "count",
+                &n.to_string(),
+                "--engine",
+                "quadrant",
+                "--shard",
+                &shard,
+                "--json",
+            ]);
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(json(&out)["engine"], "quadrant");
+            let path = dir.path().join(format!("q{n}-{i}"));
+            std::fs::write(&path, out).unwrap();
+            files.push(path.display().to_string());
+        }
+        let mut args = vec!["merge", "--verify", "3"];
+        args.extend(files.iter().map(String::as_str));
+        let (code, out, err) = run(&args);
+        assert_eq!(
+            (code, out.trim()),
+            (0, known(n).0.to_string().as_str()),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn quadrant_shards_are_refused_beside_d4_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, engine) in ["quadrant", "d4"].iter().enumerate() {
+        let shard = format!("{i}/2");
+        let (code, out, _) = run(&[
+            "count", "12", "--engine", engine, "--shard", &shard, "--json",
+        ]);
+        assert_eq!(code, 0);
+        let path = dir.path().join(format!("s{i}"));
+        std::fs::write(&path, out).unwrap();
+        files.push(path.display().to_string());
+    }
+    let (code, out, err) = run(&["merge", &files[0], &files[1]]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("engine"), "{err}");
+}
+
+#[test]
+fn a_quadrant_checkpoint_resumes_and_is_refused_by_d4() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    let first = run(&["count", "14", "--engine", "quadrant", "--checkpoint", &ck]);
+    assert_eq!(first.1.trim(), "365596", "{}", first.2);
+    let (code, out, err) = run(&[
+        "count",
+        "14",
+        "--engine",
+        "quadrant",
+        "--json",
+        "--checkpoint",
+        &ck,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["total"], "365596");
+    assert_eq!(v["resumed_subtasks"], v["subtasks"]);
+    let (code, _, err) = run(&["count", "14", "--engine", "d4", "--checkpoint", &ck]);
+    assert_eq!(code, 1);
+    assert!(err.contains("engine"), "{err}");
+}
+
+#[test]
+fn the_memory_limit_is_honoured_and_the_count_stays_right() {
+    // N = 16's quarter tables take about 9 MB: under a 1 KiB limit the halves are searched
+    let run_json = |limit: &str| {
+        let (code, out, err) = run(&[
+            "count",
+            "16",
+            "--engine",
+            "quadrant",
+            "-t",
+            "2",
+            "--json",
+            "--memory-limit",
+            limit,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        json(&out)
+    };
+    let small = run_json("1K");
+    let large = run_json("1G");
+    assert_eq!(small["total"], "14772512");
+    assert_eq!(large["total"], "14772512");
+    if let (Some(s), Some(l)) = (
+        small["peak_memory_bytes"].as_u64(),
+        large["peak_memory_bytes"].as_u64(),
+    ) {
+        assert!(s + (4 << 20) < l, "peak {s} under 1K, {l} under 1G");
+    }
+    let (_, _, err) = run(&["count", "12", "--engine", "quadrant", "--stats"]);
+    assert!(err.contains("peak_memory="), "{err}");
+}
+
+#[test]
+fn what_the_engine_cannot_do_is_a_usage_error() {
+    for (args, words) in [
+        (
+            &["count", "12", "--engine", "quadrant", "--unique"][..],
+            "totals only",
+        ),
+        (&["count", "23", "--engine", "quadrant"], "up to 22"),
+        (
+            &["count", "12", "--engine", "quadrant", "--split-depth", "3"],
+            "no split depth",
+        ),
+        (
+            &["count", "12", "--engine", "quadrant", "--device", "gpu"],
+            "CPU only",
+        ),
+        (
+            &["count", "12", "--engine", "quadrant", "--prefix", "1"],
+            "prefix",
+        ),
+        (&["count", "12", "--memory-limit", "12X"], "memory limit"),
+        (&["count", "12", "--memory-limit", "-1"], "memory limit"),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.contains(words), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
