@@ -300,20 +300,24 @@ fn units(n: usize) -> Vec<Unit> {
 }
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
-/// than d4 on one thread (N = 16 and 17: 1.9× and 1.8× on an AVX2 Zen 3; N = 15 and below
-/// d4 is as fast or faster).
+/// than d4 on one thread (N = 16, 17, 18: 1.9×, 1.8×, 1.35× on an AVX2 Zen 3; N = 15 and
+/// below d4 is as fast or faster).
 ///
 /// ```
 /// assert!(!nqueens::quadrant::auto_takes(15));
 /// assert!(nqueens::quadrant::auto_takes(16));
-/// assert!(!nqueens::quadrant::auto_takes(23));
+/// assert!(!nqueens::quadrant::auto_takes(19));
 /// ```
 pub fn auto_takes(n: usize) -> bool {
-    (AUTO_MIN_N..=QUADRANT_MAX_N).contains(&n)
+    (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
 }
 
 /// The smallest board `auto` counts with the quadrant engine.
 pub const AUTO_MIN_N: usize = 16;
+
+/// The largest board `auto` counts with the quadrant engine: its lead shrinks with N
+/// (N = 18: 1.35×), and beyond it was not measured.
+pub const AUTO_MAX_N: usize = 18;
 
 /// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
 pub fn default_memory_limit() -> u64 {

@@ -43,13 +43,13 @@ fn quadrant_18() {
 }
 
 #[test]
-fn auto_takes_quadrant_from_16_unless_asked_otherwise() {
+fn auto_takes_quadrant_from_16_to_18_unless_asked_otherwise() {
     let plan = |o: &CountOptions, n| o.plan(n, None).unwrap().engine().name();
     let auto = CountOptions::default();
     assert_eq!(plan(&auto, 15), "d4");
     assert_eq!(plan(&auto, 16), "quadrant");
-    assert_eq!(plan(&auto, 22), "quadrant");
-    assert_eq!(plan(&auto, 23), "d4");
+    assert_eq!(plan(&auto, 18), "quadrant");
+    assert_eq!(plan(&auto, 19), "d4");
     let unique = CountOptions {
         unique: true,
         ..CountOptions::default()
