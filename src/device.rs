@@ -28,7 +28,7 @@ pub(crate) enum Device {
     /// A GPU; `share`: CPU threads also take the subtasks it could count.
     #[cfg(feature = "gpu")]
     Gpu {
-        gpu: Box<crate::gpu::Gpu>,
+        gpu: std::sync::Arc<crate::gpu::Gpu>,
         share: bool,
     },
 }
@@ -40,7 +40,7 @@ impl Device {
             DeviceChoice::Cpu => Ok(Device::Cpu),
             #[cfg(feature = "gpu")]
             DeviceChoice::Gpu => Ok(Device::Gpu {
-                gpu: Box::new(crate::gpu::Gpu::open(true)?),
+                gpu: crate::gpu::Gpu::shared(true)?,
                 share: false,
             }),
             #[cfg(not(feature = "gpu"))]
@@ -49,13 +49,8 @@ impl Device {
                     .into(),
             )),
             #[cfg(feature = "gpu")]
-            DeviceChoice::Auto if n >= AUTO_GPU_MIN_N => Ok(crate::gpu::Gpu::open(false).map_or(
-                Device::Cpu,
-                |gpu| Device::Gpu {
-                    gpu: Box::new(gpu),
-                    share: true,
-                },
-            )),
+            DeviceChoice::Auto if n >= AUTO_GPU_MIN_N => Ok(crate::gpu::Gpu::shared(false)
+                .map_or(Device::Cpu, |gpu| Device::Gpu { gpu, share: true })),
             DeviceChoice::Auto => {
                 let _ = n;
                 Ok(Device::Cpu)
@@ -82,7 +77,7 @@ impl Device {
 pub fn probe_gpu() -> Option<String> {
     #[cfg(feature = "gpu")]
     {
-        crate::gpu::Gpu::open(true).ok().map(|g| g.describe())
+        crate::gpu::Gpu::shared(true).ok().map(|g| g.describe())
     }
     #[cfg(not(feature = "gpu"))]
     {

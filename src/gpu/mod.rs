@@ -43,9 +43,44 @@ pub struct GpuPlan<'p> {
     frames: wgpu::Buffer,
 }
 
+/// The refusal of an adapter that runs on the CPU where only a real GPU is wanted.
+fn software_only(info: &wgpu::AdapterInfo) -> Error {
+    Error::Failed(format!(
+        "no usable GPU: the only adapter is {} {:?}, which runs on the CPU",
+        info.name, info.backend
+    ))
+}
+
+/// The GPU this process opened, shared by every later run (see [`Gpu::shared`]).
+static OPENED: Mutex<Option<Arc<Gpu>>> = Mutex::new(None);
+
 impl Gpu {
+    /// The process's GPU, opened on first use and shared by every run after it.
+    ///
+    /// Opening a GPU again for each count fails on real drivers: seen on an NVIDIA H100,
+    /// where after a few dozen opens in one process the Vulkan loader reports no driver,
+    /// and opens from several threads at once crashed the process. One device serves every
+    /// run (wgpu's device and queue are shared across threads). `allow_software` as in
+    /// [`Gpu::open`]; a CPU-emulated adapter opened earlier is refused when it is false.
+    pub fn shared(allow_software: bool) -> Result<Arc<Gpu>, Error> {
+        let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
+        let gpu = match &*opened {
+            Some(gpu) => gpu.clone(),
+            None => {
+                let gpu = Arc::new(Gpu::open(true)?);
+                *opened = Some(gpu.clone());
+                gpu
+            }
+        };
+        if !allow_software && gpu.info.device_type == wgpu::DeviceType::Cpu {
+            return Err(software_only(&gpu.info));
+        }
+        Ok(gpu)
+    }
+
     /// Opens the best adapter wgpu finds. `allow_software`: take a CPU-emulated one
-    /// (lavapipe, WARP) too; without it, only real GPUs.
+    /// (lavapipe, WARP) too; without it, only real GPUs. Each call opens a new device:
+    /// runs use [`Gpu::shared`].
     pub fn open(allow_software: bool) -> Result<Gpu, Error> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -58,10 +93,7 @@ impl Gpu {
             .map_err(|e| Error::Failed(format!("no usable GPU: looked for {looked_for}: {e}")))?;
         let info = adapter.get_info();
         if !allow_software && info.device_type == wgpu::DeviceType::Cpu {
-            return Err(Error::Failed(format!(
-                "no usable GPU: the only adapter is {} {:?}, which runs on the CPU",
-                info.name, info.backend
-            )));
+            return Err(software_only(&info));
         }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
@@ -254,8 +286,23 @@ fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     }
 }
 
+/// The most rows below a subtask's prefix that the GPU takes. A dispatch cannot be
+/// interrupted, so a stop request waits for the batch in flight: with 15 rows left the
+/// largest subtasks of N = 17..20 (auto split depths) end within seconds on one lane, while
+/// the subtasks of a 32×32 board (25 rows left and more) would run for hours. Deeper subtasks
+/// stay on the CPU, which a stop request reaches within milliseconds.
+pub const GPU_MAX_ROWS_LEFT: usize = 15;
+// a lane's stack holds every row a taken subtask has left
+const _: () = assert!(GPU_MAX_ROWS_LEFT <= LEVELS + 1);
+
 /// Whether the GPU counts subtask `id`: its solutions are counted without looking at them,
-/// and its rows fit a lane's stack.
+/// and it has at most [`GPU_MAX_ROWS_LEFT`] rows left (which also fit a lane's stack).
+///
+/// ```
+/// use nqueens::split::{EngineChoice, Plan};
+/// let deep = Plan::new(32, EngineChoice::D4, None, Some(4)).unwrap();
+/// assert!(!nqueens::gpu::takes(&deep, 0, false));
+/// ```
 pub fn takes(plan: &Plan, id: usize, unique: bool) -> bool {
     let rule = plan.frames()[plan.subtask(id).frame as usize].rule;
     let counted = match rule {
@@ -263,5 +310,6 @@ pub fn takes(plan: &Plan, id: usize, unique: bool) -> bool {
         LeafRule::Orbit8 => true,
         LeafRule::Side { .. } => false,
     };
-    counted && plan.n() <= plan.depth() + LEVELS + 1
+    let rows_left = plan.n() - plan.depth();
+    counted && rows_left <= GPU_MAX_ROWS_LEFT
 }

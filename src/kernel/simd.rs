@@ -25,8 +25,8 @@ const CAP: usize = 64;
 /// Arena entries one tracked subtask may use (8 bytes each); a larger subtask runs scalar.
 const ARENA_CAP: usize = 1 << 20;
 
-/// Room past the arena's end for AVX2's full 8-lane stores.
-const LANE_SLACK: usize = 8;
+/// Room past the arena's end for the kernels' whole-vector stores (16 lanes at most).
+const LANE_SLACK: usize = 16;
 
 /// No parent: the node's earlier rows are the subtask's prefix.
 const ROOT: u32 = u32::MAX;
@@ -164,6 +164,15 @@ unsafe fn run_avx512<L: Leaf>(
     let board = _mm512_set1_epi32(full as i32);
     let last_allowed = _mm512_set1_epi32(masks.allowed[last] as u32 as i32);
     let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    // Packs the lanes set in `$keep` to the front in a register and stores all 16: the
+    // memory form of `vpcompressd` is microcoded and very slow on AMD Zen 4 (and Rust's
+    // compress-store intrinsic always emits it). The lanes past the packed ones land in the
+    // buffer's slack and are never read.
+    macro_rules! compress_store {
+        ($dst:expr, $keep:expr, $v:expr) => {
+            _mm512_storeu_si512($dst as *mut _, _mm512_maskz_compress_epi32($keep, $v))
+        };
+    }
     while pending != 0 {
         steps += 1;
         if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
@@ -175,7 +184,9 @@ unsafe fn run_avx512<L: Leaf>(
         let base = len - take;
         let lanes: __mmask16 = ((1u32 << take) - 1) as __mmask16;
         // SAFETY (all loads and stores below): `base + take <= len <= CAP`, a row never holds
-        // two vectors so `at + 16 <= CAP`, and masked loads/stores touch only their lanes.
+        // two vectors so a whole-vector store from `at` stays below `at + 16 <= CAP`, and
+        // masked loads touch only their lanes.
+        debug_assert!(base + LANES <= CAP);
         let c = _mm512_maskz_loadu_epi32(lanes, buf.cols[row].as_ptr().add(base) as *const i32);
         let r = _mm512_maskz_loadu_epi32(lanes, buf.right[row].as_ptr().add(base) as *const i32);
         let l = _mm512_maskz_loadu_epi32(lanes, buf.left[row].as_ptr().add(base) as *const i32);
@@ -191,12 +202,12 @@ unsafe fn run_avx512<L: Leaf>(
         let rest = _mm512_xor_si512(f, bit);
         let keep = _mm512_mask_cmpneq_epi32_mask(lanes, rest, zero);
         let at = base;
-        _mm512_mask_compressstoreu_epi32(buf.cols[row].as_mut_ptr().add(at) as *mut _, keep, c);
-        _mm512_mask_compressstoreu_epi32(buf.right[row].as_mut_ptr().add(at) as *mut _, keep, r);
-        _mm512_mask_compressstoreu_epi32(buf.left[row].as_mut_ptr().add(at) as *mut _, keep, l);
-        _mm512_mask_compressstoreu_epi32(buf.free[row].as_mut_ptr().add(at) as *mut _, keep, rest);
+        compress_store!(buf.cols[row].as_mut_ptr().add(at), keep, c);
+        compress_store!(buf.right[row].as_mut_ptr().add(at), keep, r);
+        compress_store!(buf.left[row].as_mut_ptr().add(at), keep, l);
+        compress_store!(buf.free[row].as_mut_ptr().add(at), keep, rest);
         if L::NEEDS_BOARD {
-            _mm512_mask_compressstoreu_epi32(buf.node[row].as_mut_ptr().add(at) as *mut _, keep, p);
+            compress_store!(buf.node[row].as_mut_ptr().add(at), keep, p);
         }
         buf.len[row] = at + keep.count_ones() as usize;
         let c2 = _mm512_or_si512(c, bit);
@@ -248,44 +259,21 @@ unsafe fn run_avx512<L: Leaf>(
         } else {
             let push = _mm512_mask_cmpneq_epi32_mask(lanes, free2, zero);
             let at = buf.len[next];
-            _mm512_mask_compressstoreu_epi32(
-                buf.cols[next].as_mut_ptr().add(at) as *mut _,
-                push,
-                c2,
-            );
-            _mm512_mask_compressstoreu_epi32(
-                buf.right[next].as_mut_ptr().add(at) as *mut _,
-                push,
-                r2,
-            );
-            _mm512_mask_compressstoreu_epi32(
-                buf.left[next].as_mut_ptr().add(at) as *mut _,
-                push,
-                l2,
-            );
-            _mm512_mask_compressstoreu_epi32(
-                buf.free[next].as_mut_ptr().add(at) as *mut _,
-                push,
-                free2,
-            );
+            debug_assert!(at + LANES <= CAP);
+            compress_store!(buf.cols[next].as_mut_ptr().add(at), push, c2);
+            compress_store!(buf.right[next].as_mut_ptr().add(at), push, r2);
+            compress_store!(buf.left[next].as_mut_ptr().add(at), push, l2);
+            compress_store!(buf.free[next].as_mut_ptr().add(at), push, free2);
             let pushed = push.count_ones() as usize;
             if L::NEEDS_BOARD && pushed > 0 {
                 let entry = buf.parent.len();
                 if entry + pushed > ARENA_CAP {
                     return VectorCount::TooLarge;
                 }
-                // SAFETY: `reserve(ARENA_CAP)` made room for `entry + pushed <= ARENA_CAP`
-                // entries; the compress-stores write exactly `pushed` of them.
-                _mm512_mask_compressstoreu_epi32(
-                    buf.parent.as_mut_ptr().add(entry) as *mut _,
-                    push,
-                    p,
-                );
-                _mm512_mask_compressstoreu_epi32(
-                    buf.column.as_mut_ptr().add(entry) as *mut _,
-                    push,
-                    bit,
-                );
+                // SAFETY: `reserve(ARENA_CAP + LANE_SLACK)` made room for 16 lanes from any
+                // `entry <= ARENA_CAP`; `set_len` then keeps only the `pushed` packed ones.
+                compress_store!(buf.parent.as_mut_ptr().add(entry), push, p);
+                compress_store!(buf.column.as_mut_ptr().add(entry), push, bit);
                 buf.parent.set_len(entry + pushed);
                 buf.column.set_len(entry + pushed);
                 let ids = _mm512_add_epi32(iota, _mm512_set1_epi32(entry as i32));

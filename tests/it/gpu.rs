@@ -76,7 +76,7 @@ fn every_gpu_subtask_equals_the_cpu_subtask_with_its_nodes() {
         return;
     }
     use nqueens::search::run_subtask;
-    let gpu = nqueens::gpu::Gpu::open(true).unwrap();
+    let gpu = nqueens::gpu::Gpu::shared(true).unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);
     for engine in [EngineChoice::Mirror, EngineChoice::D4] {
         for (n, depth) in [(6, 1), (9, 2), (12, 3), (11, 9), (10, 10)] {
@@ -283,4 +283,17 @@ fn device_gpu_without_an_adapter_is_a_runtime_failure_and_auto_skips_software_ad
     // --device appears in --stats
     let (_, _, err) = run(&["count", "8", "--device", "cpu", "--stats"]);
     assert!(err.contains("device=cpu"), "{err}");
+}
+
+#[test]
+fn the_gpu_takes_only_subtasks_a_stop_request_can_wait_for() {
+    use nqueens::gpu::{takes, GPU_MAX_ROWS_LEFT};
+    // no adapter needed: which subtasks go to the GPU depends on the plan alone
+    for (n, depth) in [(32, 4), (24, 5), (18, 2)] {
+        let plan = Plan::new(n, EngineChoice::D4, None, Some(depth)).unwrap();
+        assert!(n - plan.depth() > GPU_MAX_ROWS_LEFT);
+        assert!((0..plan.len()).all(|id| !takes(&plan, id, false)), "n={n}");
+    }
+    let plan = Plan::new(18, EngineChoice::D4, None, Some(4)).unwrap();
+    assert!((0..plan.len()).any(|id| takes(&plan, id, false)));
 }
