@@ -161,7 +161,43 @@ pub fn shard_record(n: usize, i: usize, m: usize, extra: &[&str]) -> String {
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run(&args).1
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+/// Writes `text` to `dir/name`; returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Runs the binary with `args` and returns (exit code, stdout, stderr).
+fn run_owned(args: &[String]) -> (i32, String, String) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args)
+}
+
+/// `merge FILES EXTRA`: (exit code, stdout, stderr).
+pub fn merge_files(files: &[String], extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["merge".to_string()];
+    args.extend(files.iter().cloned());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run_owned(&args)
+}
+
+/// The shard files of `count n --shard i/m --json EXTRA` for every i.
+pub fn shard_files(dir: &Path, tag: &str, n: usize, m: usize, extra: &[&str]) -> Vec<String> {
+    (0..m)
+        .map(|i| {
+            write(
+                dir,
+                &format!("{tag}-{i}.json"),
+                &shard_record(n, i, m, extra),
+            )
+        })
+        .collect()
 }
 
 #[test]

@@ -2,47 +2,16 @@
 //! and messages, through the real binary and scripts.
 
 use crate::cli::run;
-use crate::cluster::{bin, shard_record, start_long_count, wait_for_checkpoint};
+use crate::cluster::{
+    bin, merge_files, shard_files, shard_record, start_long_count, wait_for_checkpoint, write,
+};
 use crate::oeis::known;
 use serde_json::Value;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
-
-/// Runs the binary with `args` and returns (exit code, stdout, stderr).
-fn run_owned(args: &[String]) -> (i32, String, String) {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run(&args)
-}
-
-fn merge_files(files: &[String], extra: &[&str]) -> (i32, String, String) {
-    let mut args = vec!["merge".to_string()];
-    args.extend(files.iter().cloned());
-    args.extend(extra.iter().map(|s| s.to_string()));
-    run_owned(&args)
-}
-
-/// The shard files of `count n --shard i/m --json EXTRA` for every i.
-fn shard_files(dir: &Path, tag: &str, n: usize, m: usize, extra: &[&str]) -> Vec<String> {
-    (0..m)
-        .map(|i| {
-            write(
-                dir,
-                &format!("{tag}-{i}.json"),
-                &shard_record(n, i, m, extra),
-            )
-        })
-        .collect()
 }
 
 fn edit(path: &str, change: impl FnOnce(&mut Value)) {

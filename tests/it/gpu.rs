@@ -4,7 +4,7 @@
 //! skipping.
 
 use crate::cli::run;
-use crate::cluster::bin;
+use crate::cluster::{bin, merge_files, shard_record, write};
 use crate::naive;
 use crate::oeis::known;
 use nqueens::split::{EngineChoice, Plan};
@@ -156,26 +156,15 @@ fn shards_of_both_devices_merge_and_verify() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut files = Vec::new();
-    for (i, device) in ["gpu", "cpu", "gpu"].iter().enumerate() {
-        let (code, out, err) = run(&[
-            "count",
-            "13",
-            "--unique",
-            "--json",
-            "--shard",
-            &format!("{i}/3"),
-            "--device",
-            device,
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let path = dir.path().join(format!("{i}.json"));
-        std::fs::write(&path, out).unwrap();
-        files.push(path.display().to_string());
-    }
-    let mut args = vec!["merge", "--verify", "1000000"];
-    args.extend(files.iter().map(String::as_str));
-    let (code, out, err) = run(&args);
+    let files: Vec<String> = ["gpu", "cpu", "gpu"]
+        .iter()
+        .enumerate()
+        .map(|(i, device)| {
+            let record = shard_record(13, i, 3, &["--unique", "--device", device]);
+            write(dir.path(), &format!("{i}.json"), &record)
+        })
+        .collect();
+    let (code, out, err) = merge_files(&files, &["--verify", "1000000"]);
     assert_eq!((code, out.as_str()), (0, "73712 9233\n"), "{err}");
 }
 

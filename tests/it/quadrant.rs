@@ -1,6 +1,7 @@
 //! The quadrant engine: totals against d4 and the known table, shards, memory limit, refusals.
 
 use crate::cli::run;
+use crate::cluster::{merge_files, shard_files, shard_record, write};
 use crate::oeis::known;
 use nqueens::kernel::KernelChoice;
 use nqueens::{count, CountOptions, EngineChoice};
@@ -75,27 +76,20 @@ fn json(text: &str) -> serde_json::Value {
 fn random_shards_merge_to_the_total_and_verify() {
     let dir = tempfile::tempdir().unwrap();
     for (n, m) in [(11usize, 3usize), (13, 7), (14, 2)] {
-        let mut files = Vec::new();
-        for i in 0..m {
-            let shard = format!("{i}/{m}");
-            let (code, out, err) = run(&[
-                "count",
-                &n.to_string(),
-                "--engine",
-                "quadrant",
-                "--shard",
-                &shard,
-                "--json",
-            ]);
-            assert_eq!(code, 0, "{err}");
-            assert_eq!(json(&out)["engine"], "quadrant");
-            let path = dir.path().join(format!("q{n}-{i}"));
-            std::fs::write(&path, out).unwrap();
-            files.push(path.display().to_string());
+        let files = shard_files(
+            dir.path(),
+            &format!("q{n}"),
+            n,
+            m,
+            &["--engine", "quadrant"],
+        );
+        for file in &files {
+            assert_eq!(
+                json(&std::fs::read_to_string(file).unwrap())["engine"],
+                "quadrant"
+            );
         }
-        let mut args = vec!["merge", "--verify", "3"];
-        args.extend(files.iter().map(String::as_str));
-        let (code, out, err) = run(&args);
+        let (code, out, err) = merge_files(&files, &["--verify", "3"]);
         assert_eq!(
             (code, out.trim()),
             (0, known(n).0.to_string().as_str()),
@@ -107,18 +101,15 @@ fn random_shards_merge_to_the_total_and_verify() {
 #[test]
 fn quadrant_shards_are_refused_beside_d4_shards() {
     let dir = tempfile::tempdir().unwrap();
-    let mut files = Vec::new();
-    for (i, engine) in ["quadrant", "d4"].iter().enumerate() {
-        let shard = format!("{i}/2");
-        let (code, out, _) = run(&[
-            "count", "12", "--engine", engine, "--shard", &shard, "--json",
-        ]);
-        assert_eq!(code, 0);
-        let path = dir.path().join(format!("s{i}"));
-        std::fs::write(&path, out).unwrap();
-        files.push(path.display().to_string());
-    }
-    let (code, out, err) = run(&["merge", &files[0], &files[1]]);
+    let files: Vec<String> = ["quadrant", "d4"]
+        .iter()
+        .enumerate()
+        .map(|(i, engine)| {
+            let record = shard_record(12, i, 2, &["--engine", engine]);
+            write(dir.path(), &format!("s{i}"), &record)
+        })
+        .collect();
+    let (code, out, err) = merge_files(&files, &[]);
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(err.contains("engine"), "{err}");
 }
