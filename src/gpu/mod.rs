@@ -43,14 +43,6 @@ pub struct GpuPlan<'p> {
     frames: wgpu::Buffer,
 }
 
-/// The refusal of an adapter that runs on the CPU where only a real GPU is wanted.
-fn software_only(info: &wgpu::AdapterInfo) -> Error {
-    Error::Failed(format!(
-        "no usable GPU: the only adapter is {} {:?}, which runs on the CPU",
-        info.name, info.backend
-    ))
-}
-
 /// The GPU this process opened, shared by every later run (see [`Gpu::shared`]).
 static OPENED: Mutex<Option<Arc<Gpu>>> = Mutex::new(None);
 
@@ -60,28 +52,30 @@ impl Gpu {
     /// Opening a GPU again for each count fails on real drivers: seen on an NVIDIA H100,
     /// where after a few dozen opens in one process the Vulkan loader reports no driver,
     /// and opens from several threads at once crashed the process. One device serves every
-    /// run (wgpu's device and queue are shared across threads). `allow_software` as in
-    /// [`Gpu::open`]; a CPU-emulated adapter opened earlier is refused when it is false.
+    /// run (wgpu's device and queue are shared across threads). `allow_software`: a
+    /// CPU-emulated adapter (lavapipe, WARP) will do; without it, only a real GPU.
     pub fn shared(allow_software: bool) -> Result<Arc<Gpu>, Error> {
         let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
         let gpu = match &*opened {
             Some(gpu) => gpu.clone(),
             None => {
-                let gpu = Arc::new(Gpu::open(true)?);
+                let gpu = Arc::new(Gpu::open()?);
                 *opened = Some(gpu.clone());
                 gpu
             }
         };
         if !allow_software && gpu.info.device_type == wgpu::DeviceType::Cpu {
-            return Err(software_only(&gpu.info));
+            return Err(Error::Failed(format!(
+                "no usable GPU: the only adapter is {} {:?}, which runs on the CPU",
+                gpu.info.name, gpu.info.backend
+            )));
         }
         Ok(gpu)
     }
 
-    /// Opens the best adapter wgpu finds. `allow_software`: take a CPU-emulated one
-    /// (lavapipe, WARP) too; without it, only real GPUs. Each call opens a new device:
-    /// runs use [`Gpu::shared`].
-    pub fn open(allow_software: bool) -> Result<Gpu, Error> {
+    /// Opens the best adapter wgpu finds, CPU-emulated ones included. Each call opens a new
+    /// device, so only [`Gpu::shared`] calls it.
+    fn open() -> Result<Gpu, Error> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let options = wgpu::RequestAdapterOptions {
@@ -92,9 +86,6 @@ impl Gpu {
         let adapter = pollster::block_on(instance.request_adapter(&options))
             .map_err(|e| Error::Failed(format!("no usable GPU: looked for {looked_for}: {e}")))?;
         let info = adapter.get_info();
-        if !allow_software && info.device_type == wgpu::DeviceType::Cpu {
-            return Err(software_only(&info));
-        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
             required_limits: wgpu::Limits::downlevel_defaults(),

@@ -4,7 +4,7 @@
 //! east half of the columns (`E`) and by the queens of each half. A *unit* is one such row set:
 //! its east half-patterns (queens on rows `E`, one on every east column) and west
 //! half-patterns (the other rows and columns) are built from tables of quarter placements
-//! ([`quarter`]), and the solutions of the unit are the pairs that share no diagonal, counted
+//! (`quarter.rs`), and the solutions of the unit are the pairs that share no diagonal, counted
 //! bit-sliced ([`crate::kernel::sieve`]).
 //!
 //! Odd boards have a middle column: its queen's row is part of the unit, and both halves
