@@ -1,5 +1,6 @@
 //! Leaf search kernels and the choice between them.
 
+pub mod batch;
 pub mod scalar;
 pub mod sieve;
 #[cfg(target_arch = "x86_64")]

@@ -1,10 +1,14 @@
-//! The sequential leaf search: iterative depth-first search over bitmasks.
+//! The portable leaf search. Counting leaves go to the batched search ([`super::batch`]);
+//! leaves that need each board (listing order, canonical forms, tie frames) and subtasks with
+//! fewer than three rows left run the depth-first search here, which finds completions in
+//! lexicographic order.
 
 use super::Leaf;
 use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Visits every completion of a board whose rows `0..start_row` are placed.
+/// Visits every completion of a board whose rows `0..start_row` are placed (in
+/// lexicographic order when `L::NEEDS_BOARD`).
 ///
 /// `attacks` is the attack state on row `start_row`; `board[r]` holds the one-hot mask of the
 /// queen of row `r` for the rows already placed (only read when `L::NEEDS_BOARD`). `MUST`
@@ -21,6 +25,9 @@ pub fn search<L: Leaf, const MUST: bool>(
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> Option<u64> {
+    if !L::NEEDS_BOARD && super::batch::applies(n, masks, start_row) {
+        return super::batch::count(n, masks, start_row, attacks, leaf, stop);
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi1")
     {
