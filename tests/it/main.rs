@@ -6,6 +6,7 @@ mod counts;
 mod differential;
 mod engines;
 mod faults;
+mod golden;
 #[cfg(feature = "gpu")]
 mod gpu;
 mod listing;
