@@ -12,7 +12,7 @@
 //! opened: saves replace its target, and the link stays.
 
 use crate::error::Error;
-use crate::search::Found;
+use crate::found::Found;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -65,7 +65,7 @@ impl Part {
     ///
     /// ```
     /// use nqueens::checkpoint::Part;
-    /// use nqueens::search::Found;
+    /// use nqueens::Found;
     /// let f = Found { total: 8, unique: 1, nodes: 40, max_subtask_nodes: 40 };
     /// assert_eq!(Part::of(&f), Part { total: 8, unique: 1, nodes: 40 });
     /// ```

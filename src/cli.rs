@@ -388,3 +388,44 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
         )),
     }
 }
+
+/// The message for a library error, in the command line's words: a request that failed
+/// because of a flag names the flag and the value that would work; other errors speak for
+/// themselves.
+pub fn error_line(e: &nqueens::Error) -> String {
+    use nqueens::Error as E;
+    match e {
+        E::KernelUnavailable { kernel, why } => {
+            format!("--kernel {kernel}: {why}; use --kernel auto or scalar")
+        }
+        E::ZeroRepeat => "--repeat must be at least 1".into(),
+        E::ZeroThreads | E::TooManyThreads { .. } => format!("--threads: {e}"),
+        E::BadSplitDepth { .. } | E::TooManySubtasks { .. } => format!("--split-depth: {e}"),
+        E::EngineWithPrefix(engine) => format!(
+            "--engine {}: a --prefix is counted without symmetry; use --engine auto",
+            engine.name()
+        ),
+        E::EngineTooSmall { engine, n, min } => format!(
+            "--engine {} needs N of at least {min}, got {n}; use --engine auto or mirror",
+            engine.name()
+        ),
+        E::EngineTooLarge { engine, n, max } => format!(
+            "--engine {} takes N up to {max}, got {n}; use --engine auto or d4",
+            engine.name()
+        ),
+        E::TotalsOnly(engine) => format!(
+            "--engine {} counts totals only, not fundamental solutions (--unique); use --engine auto, d4 or mirror",
+            engine.name()
+        ),
+        E::CpuOnly(engine) => format!(
+            "--engine {} runs on the CPU only; use --device auto or cpu, or --engine d4 on the GPU",
+            engine.name()
+        ),
+        E::NoSplitDepth(engine) => format!(
+            "--engine {} is not split by rows: it takes no split depth (--split-depth)",
+            engine.name()
+        ),
+        E::BadShard(why) => format!("--shard: {why}"),
+        _ => e.to_string(),
+    }
+}

@@ -1,12 +1,12 @@
 //! Counting solutions: the library's main entry points.
 
-use crate::device::{Device, DeviceChoice};
+use crate::device::DeviceChoice;
 use crate::error::Error;
 use crate::kernel::{Kernel, KernelChoice};
-use crate::parallel::{self, Control};
-use crate::search::Found;
+use crate::parallel;
+use crate::run::{run, Hooks, RunSettings};
 use crate::split::{default_min_subtasks, Engine, EngineChoice, Plan};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How to count. `Default` counts everything on all cores with the fastest engine and kernel.
 #[derive(Clone, Debug, Default)]
@@ -58,7 +58,17 @@ impl CountOptions {
             }
             named => named,
         };
-        Plan::with_target(n, engine, prefix, self.split_depth, default_min_subtasks(n))
+        let plan = Plan::with_target(n, engine, prefix, self.split_depth, default_min_subtasks(n))?;
+        // refused here, before a run opens its checkpoint
+        if plan.quadrant_layout().is_some() {
+            if self.unique {
+                return Err(Error::TotalsOnly(Engine::Quadrant));
+            }
+            if self.device == DeviceChoice::Gpu {
+                return Err(Error::CpuOnly(Engine::Quadrant));
+            }
+        }
+        Ok(plan)
     }
 }
 
@@ -107,7 +117,8 @@ pub struct Counts {
 /// assert!(count(33, &opts).is_err());
 /// ```
 pub fn count(n: usize, opts: &CountOptions) -> Result<Counts, Error> {
-    count_plan(&opts.plan(n, None)?, opts)
+    let settings = RunSettings::new(n, opts.clone(), None);
+    Ok(run(&settings, &Hooks::default())?.counts)
 }
 
 /// Counts the completions of the first rows `prefix` (0-based columns), without symmetry.
@@ -121,114 +132,23 @@ pub fn count(n: usize, opts: &CountOptions) -> Result<Counts, Error> {
 /// assert!(count_completions(8, &[0, 1], &CountOptions::default()).is_err());
 /// ```
 pub fn count_completions(n: usize, prefix: &[usize], opts: &CountOptions) -> Result<Counts, Error> {
-    count_plan(&opts.plan(n, Some(prefix))?, opts)
+    let settings = RunSettings::new(n, opts.clone(), Some(prefix.to_vec()));
+    Ok(run(&settings, &Hooks::default())?.counts)
 }
 
-/// Counts every subtask of `plan` with the threads and kernel of `opts`.
-pub fn count_plan(plan: &Plan, opts: &CountOptions) -> Result<Counts, Error> {
-    let ids: Vec<usize> = (0..plan.len()).collect();
-    count_subtasks(plan, &ids, opts, Control::default())
-}
-
-/// Counts the subtasks `ids` of `plan`: the building block of shards and resumed runs.
-pub fn count_subtasks(
-    plan: &Plan,
-    ids: &[usize],
-    opts: &CountOptions,
-    control: Control<'_>,
-) -> Result<Counts, Error> {
-    let threads = opts.resolved_threads()?;
-    let mut kernel = Kernel::resolve(opts.kernel)?;
-    let pool = parallel::pool(threads, opts.pin)?;
-    let device = match plan.quadrant_layout() {
-        Some(layout) => {
-            if opts.unique {
-                return Err(Error::TotalsOnly(Engine::Quadrant));
-            }
-            if opts.device == DeviceChoice::Gpu {
-                return Err(Error::CpuOnly(Engine::Quadrant));
-            }
-            let limit = opts
-                .memory_limit
-                .unwrap_or_else(crate::quadrant::default_memory_limit);
-            pool.install(|| layout.prepare(limit));
-            if kernel != Kernel::Scalar {
-                kernel = crate::kernel::sieve::vector_kernel().unwrap_or(Kernel::Scalar);
-            }
-            Device::Cpu
-        }
-        None => Device::open(opts.device, plan.n())?,
-    };
-    let start = Instant::now();
-    let (found, gpu_subtasks) = match &device {
-        Device::Cpu => (
-            parallel::run(&pool, plan, ids, opts.unique, kernel, control)?,
-            0,
-        ),
-        #[cfg(feature = "gpu")]
-        Device::Gpu { gpu, share } => {
-            parallel::run_with_gpu(&pool, gpu, *share, plan, ids, opts.unique, kernel, control)?
-        }
-    };
-    Ok(Counts {
-        device: device.describe(),
-        gpu_subtasks,
-        ..Counts::new(
-            plan,
-            opts,
-            found,
-            ids.len(),
-            kernel,
-            threads,
-            start.elapsed(),
-        )
-    })
-}
-
-impl Counts {
-    /// Wraps a sum of subtask results with the facts of the run.
-    pub fn new(
-        plan: &Plan,
-        opts: &CountOptions,
-        found: Found,
-        subtasks: usize,
-        kernel: Kernel,
-        threads: usize,
-        elapsed: Duration,
-    ) -> Counts {
-        Counts {
-            n: plan.n(),
-            total: found.total,
-            unique: opts.unique.then_some(found.unique),
-            nodes: found.nodes,
-            searched_nodes: found.nodes,
-            subtasks,
-            largest_subtask_share: share(found.max_subtask_nodes, found.nodes),
-            split_depth: plan.depth(),
-            engine: plan.engine(),
-            kernel,
-            threads,
-            device: "cpu".into(),
-            gpu_subtasks: 0,
-            elapsed,
-            peak_memory: peak_memory(),
-        }
-    }
-}
-
-/// The process's peak resident set (`VmHWM`), on Linux.
-fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// `part / whole`, 0 when there is no whole.
-pub(crate) fn share(part: u128, whole: u128) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 / whole as f64
-    }
+/// Counts the subtasks `ids` of `plan`: a slice of a plan cut by hand (shards cut it by
+/// stride, see [`crate::run::RunSettings::shard`]).
+///
+/// ```
+/// use nqueens::split::{EngineChoice, Plan};
+/// use nqueens::{count_subtasks, CountOptions};
+/// let plan = Plan::new(8, EngineChoice::Mirror, None, Some(2)).unwrap();
+/// let (evens, odds): (Vec<usize>, Vec<usize>) = (0..plan.len()).partition(|id| id % 2 == 0);
+/// let opts = CountOptions::default();
+/// let total = count_subtasks(&plan, &evens, &opts).unwrap().total
+///     + count_subtasks(&plan, &odds, &opts).unwrap().total;
+/// assert_eq!(total, 92);
+/// ```
+pub fn count_subtasks(plan: &Plan, ids: &[usize], opts: &CountOptions) -> Result<Counts, Error> {
+    Ok(crate::run::recount(plan, ids, opts)?.0)
 }

@@ -75,15 +75,20 @@ pub enum Error {
     /// A split depth given to an engine that is not split by rows.
     #[error("engine {} is not split by rows: it takes no split depth", .0.name())]
     NoSplitDepth(Engine),
-    /// Options that cannot be combined.
-    #[error("{0}")]
-    Conflict(String),
+    /// A repeat count of zero (each thread count is timed at least once).
+    #[error("repeat must be at least 1")]
+    ZeroRepeat,
     /// A failure while running (threads that cannot start, a file that cannot be written).
     #[error("{0}")]
     Failed(String),
     /// A kernel that this CPU cannot run.
-    #[error("{0}")]
-    KernelUnavailable(String),
+    #[error("kernel {kernel}: {why} (use kernel auto or scalar)")]
+    KernelUnavailable {
+        /// The kernel asked for.
+        kernel: &'static str,
+        /// Why it cannot run.
+        why: &'static str,
+    },
     /// A shard that does not exist.
     #[error("invalid shard: {0}")]
     BadShard(String),

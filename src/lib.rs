@@ -11,7 +11,8 @@
 //! Rows are placed top to bottom; occupied columns and both diagonal directions are `u64`
 //! bitmasks ([`board`]). The first rows are enumerated into independent subtasks with stable
 //! ids ([`split`]), which a rayon pool counts with a sequential kernel ([`kernel`],
-//! [`parallel`]). Symmetry cuts the work: mirror halving of the first row, or the full 8-fold
+//! [`parallel`]). Every count runs one pipeline ([`run`]: plan, shard, resume, execute,
+//! collect) whose execution seam is a CPU pool or a GPU with CPU threads beside it. Symmetry cuts the work: mirror halving of the first row, or the full 8-fold
 //! symmetry of the square ([`symmetry`]). Totals are `u128`.
 #![deny(missing_docs)]
 
@@ -20,9 +21,10 @@ pub mod checkpoint;
 pub mod count;
 pub mod device;
 pub mod error;
+mod execute;
+pub mod found;
 #[cfg(feature = "gpu")]
 pub mod gpu;
-pub mod job;
 pub mod kernel;
 pub mod list;
 pub mod merge;
@@ -30,6 +32,7 @@ pub mod parallel;
 pub mod quadrant;
 pub mod render;
 pub mod report;
+pub mod run;
 pub mod scale;
 pub mod search;
 pub mod shard;
@@ -37,9 +40,10 @@ pub mod solution;
 pub mod split;
 pub mod symmetry;
 
-pub use count::{count, count_completions, CountOptions, Counts};
+pub use count::{count, count_completions, count_subtasks, CountOptions, Counts};
 pub use device::DeviceChoice;
 pub use error::Error;
+pub use found::Found;
 pub use kernel::KernelChoice;
 pub use solution::{solutions, Solution, Solutions};
 pub use split::EngineChoice;

@@ -6,9 +6,9 @@ mod progress;
 use anyhow::Result;
 use clap::Parser;
 use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
-use nqueens::job::{run_job, JobSpec};
 use nqueens::list::Lister;
 use nqueens::report::{plain_line, stats_line, CountRecord};
+use nqueens::run::{run as run_count, Hooks, RunSettings};
 use nqueens::shard::Shard;
 use nqueens::Error;
 use progress::Progress;
@@ -95,7 +95,10 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     }
-    say!("nqueens: {e:#}");
+    match e.downcast_ref::<Error>() {
+        Some(lib) => say!("nqueens: {}", cli::error_line(lib)),
+        None => say!("nqueens: {e:#}"),
+    }
     match e.downcast_ref::<Error>() {
         Some(Error::Interrupted) => ExitCode::from(EXIT_INTERRUPTED),
         Some(e) if e.is_usage() => ExitCode::from(EXIT_USAGE),
@@ -283,7 +286,6 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
 fn count(args: &CountArgs) -> Result<ExitCode> {
     // signals first: a SIGTERM while threads start or the plan is built is not lost
     let cancel = interrupt_flag()?;
-    let mut opts = args.options();
     let prefix = match &args.prefix {
         Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
         None => None,
@@ -292,47 +294,25 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         Some(s) => Some(s),
         None => Shard::from_env(|name| std::env::var(name).ok())?,
     };
-    if let Some(path) = &args.checkpoint {
-        if let Some(saved) = nqueens::checkpoint::identity_of(path)? {
-            if saved.n != args.n {
-                return Err(Error::Checkpoint {
-                    path: path.display().to_string(),
-                    reason: format!(
-                        "belongs to another run (N={}, not N={}); use another file or delete it",
-                        saved.n, args.n
-                    ),
-                }
-                .into());
-            }
-            // a resumed run cuts its subtasks as the run that wrote the checkpoint did (the
-            // quadrant engine, depth 0, is not cut by rows; an older d4 run's depth also keeps
-            // `auto` on d4, so it resumes)
-            if saved.split_depth > 0 {
-                opts.split_depth.get_or_insert(saved.split_depth);
-            }
-        }
-    }
-    let plan = opts.plan(args.n, prefix.as_deref())?;
-    let shard = chosen_shard.unwrap_or(Shard::WHOLE);
-    let bar = Progress::new(args.progress, shard.len(plan.len()));
-    let report = |done: usize, _of: usize| {
+    let settings = RunSettings {
+        shard: chosen_shard.unwrap_or(Shard::WHOLE),
+        checkpoint: args.checkpoint.clone(),
+        save_every: Duration::from_secs_f64(args.checkpoint_every),
+        ..RunSettings::new(args.n, args.options(), prefix)
+    };
+    let bar = Progress::new(args.progress);
+    let report = |done: usize, of: usize| {
         if let Some(bar) = &bar {
-            bar.update(done);
+            bar.update(done, of);
         }
     };
     let save_failed = |e: &Error| say!("nqueens: {e}; trying again at the next save");
-    let spec = JobSpec {
-        plan: &plan,
-        opts: &opts,
-        prefix,
-        shard,
-        checkpoint: args.checkpoint.clone(),
-        save_every: Duration::from_secs_f64(args.checkpoint_every),
+    let hooks = Hooks {
         cancel: Some(&cancel),
         progress: Some(&report),
         on_save_error: Some(&save_failed),
     };
-    let outcome = run_job(&spec);
+    let outcome = run_count(&settings, &hooks);
     if let Some(bar) = &bar {
         bar.finish();
     }
@@ -353,7 +333,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     let counts = &outcome.counts;
     let mut out = io::stdout().lock();
     if args.json {
-        let record = CountRecord::from_job(&outcome, chosen_shard.is_some());
+        let record = CountRecord::from_run(&outcome, chosen_shard.is_some());
         writeln!(out, "{}", record.to_json())?;
     } else {
         writeln!(out, "{}", plain_line(counts.total, counts.unique))?;

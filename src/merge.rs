@@ -6,16 +6,13 @@
 //! recorded per-subtask parts, and any sum that would not fit. [`verify`] recounts sampled
 //! subtasks of every shard: a check against faulty machines, which checksums cannot give.
 
-use crate::count::{count_subtasks, CountOptions};
+use crate::count::CountOptions;
 use crate::error::Error;
-use crate::parallel::Control;
 use crate::report::{CountRecord, SCHEMA_VERSION};
-use crate::search::Found;
 use crate::shard::Shard;
 use crate::split::{Engine, Plan};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
-use std::sync::Mutex;
 
 /// The longest record line read (a shard's per-subtask parts of the largest plan fit).
 pub const MAX_RECORD_BYTES: usize = 64 << 20;
@@ -200,7 +197,10 @@ fn same_run(
         (r.engine != first.engine, "the engine"),
         (r.split_depth != first.split_depth, "the split depth"),
         (r.prefix != first.prefix, "the prefix"),
-        (r.unique.is_some() != first.unique.is_some(), "--unique"),
+        (
+            r.unique.is_some() != first.unique.is_some(),
+            "the fundamental solutions (counted in one, not the other)",
+        ),
         (r.plan_subtasks != first.plan_subtasks, "the plan size"),
         (
             r.plan_digest != first.plan_digest,
@@ -274,7 +274,7 @@ impl Sums {
 /// ```
 /// let text = "\n{\"schema_version\":1}\n";
 /// let err = nqueens::merge::read_records("f", text.as_bytes()).unwrap_err();
-/// assert!(err.to_string().contains("f:2: not a count --json record"));
+/// assert!(err.to_string().contains("f:2: not a JSON count record"));
 /// ```
 pub fn read_records(
     source: &str,
@@ -293,7 +293,7 @@ pub fn read_records(
         let name = format!("{source}:{number}");
         if line.len() > MAX_RECORD_BYTES {
             return Err(Error::Merge(format!(
-                "{name}: line longer than {MAX_RECORD_BYTES} bytes: not a count --json record"
+                "{name}: line longer than {MAX_RECORD_BYTES} bytes: not a JSON count record"
             )));
         }
         let text = String::from_utf8_lossy(&line);
@@ -301,7 +301,7 @@ pub fn read_records(
             continue;
         }
         let record = serde_json::from_str(&text)
-            .map_err(|e| Error::Merge(format!("{name}: not a count --json record: {e}")))?;
+            .map_err(|e| Error::Merge(format!("{name}: not a JSON count record: {e}")))?;
         records.push((name, record));
     }
     Ok(records)
@@ -321,10 +321,7 @@ pub fn verify(
         check_record(name, r)?;
         let bad = |what: String| Error::Merge(format!("{name}: {what}"));
         let parts = r.parts.as_ref().ok_or_else(|| {
-            bad(
-                "has no per-subtask parts to verify (only sharded runs, --shard I/M, record them)"
-                    .into(),
-            )
+            bad("has no per-subtask parts to verify (only runs of one shard record them)".into())
         })?;
         let (_, choice) = Engine::from_name(&r.engine)
             .ok_or_else(|| bad(format!("unknown engine \"{}\"", r.engine)))?;
@@ -343,26 +340,13 @@ pub fn verify(
         let shard = shard_of(name, r)?;
         let positions = sample(&mut rng, r.subtasks, k);
         let ids: Vec<usize> = positions.iter().map(|&p| shard.global(p)).collect();
-        let found: Mutex<BTreeMap<usize, Found>> = Mutex::new(BTreeMap::new());
-        let record = |id: usize, f: Found| {
-            found
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(id, f);
-        };
         let run_opts = CountOptions {
             unique: r.unique.is_some(),
             ..opts.clone()
         };
-        let control = Control {
-            cancel: None,
-            on_done: Some(&record),
-        };
-        count_subtasks(&plan, &ids, &run_opts, control)?;
-        let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
-        for &pos in &positions {
+        let (_, recounted) = crate::run::recount(&plan, &ids, &run_opts)?;
+        for (&pos, &again) in positions.iter().zip(&recounted) {
             let id = shard.global(pos);
-            let again = found[&id];
             let said_total = number(name, "total", &parts.total[pos])?;
             let said_unique = match &parts.unique {
                 Some(u) => Some(number(name, "unique", &u[pos])?),

@@ -33,8 +33,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar over `len` subtasks, or `None` when `mode` says not to show one.
-    pub fn new(mode: ProgressMode, len: usize) -> Option<Progress> {
+    /// A bar over the subtasks of a run (their number comes with the first report), or
+    /// `None` when `mode` says not to show one.
+    pub fn new(mode: ProgressMode) -> Option<Progress> {
         let terminal = io::stderr().is_terminal();
         let target = match (mode, terminal) {
             (ProgressMode::Never, _) | (ProgressMode::Auto, false) => return None,
@@ -43,7 +44,7 @@ impl Progress {
                 ProgressDrawTarget::term_like_with_hz(Box::new(LineTerm::default()), 1)
             }
         };
-        let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
                 "{elapsed_precise} [{wide_bar}] {pos}/{len} subtasks {percent}% eta {eta}",
@@ -59,11 +60,12 @@ impl Progress {
         })
     }
 
-    /// Records that `done` subtasks are finished. The first report is where the run starts
-    /// (after a resume, what the checkpoint held): it is not drawn, and the rate and ETA
-    /// count from there.
-    pub fn update(&self, done: usize) {
+    /// Records that `done` of `of` subtasks are finished. The first report is where the run
+    /// starts (after a resume, what the checkpoint held): it is not drawn, and the rate and
+    /// ETA count from there.
+    pub fn update(&self, done: usize, of: usize) {
         if !self.started.swap(true, Ordering::Relaxed) {
+            self.bar.set_length(of as u64);
             self.bar.set_position(done as u64);
             self.bar.reset_eta();
             return;

@@ -1,7 +1,7 @@
 //! What `count` prints: the plain line, the JSON record (schema version 1) and the stats line.
 
 use crate::count::Counts;
-use crate::job::JobOutcome;
+use crate::run::RunOutcome;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 
@@ -116,9 +116,9 @@ impl CountRecord {
         }
     }
 
-    /// The record of a job. A run sharded on purpose shows its shard and what each of its
+    /// The record of a run. A run sharded on purpose shows its shard and what each of its
     /// subtasks found, so that `merge` can check the shard's sum and recount samples of it.
-    pub fn from_job(outcome: &JobOutcome, show_shard: bool) -> CountRecord {
+    pub fn from_run(outcome: &RunOutcome, show_shard: bool) -> CountRecord {
         let run = &outcome.identity;
         let parts = show_shard.then(|| Parts {
             total: outcome.parts.iter().map(|p| p.total.to_string()).collect(),

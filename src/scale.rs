@@ -173,7 +173,7 @@ pub fn measure(
         crate::parallel::check_threads(t)?;
     }
     if repeat == 0 {
-        return Err(Error::Conflict("--repeat must be at least 1".into()));
+        return Err(Error::ZeroRepeat);
     }
     let (threads, _) = thread_list(threads);
     // warm-up: caches, page faults and CPU clocks settle before anything is timed

@@ -1,46 +1,10 @@
 //! Running one subtask: the kernel plus the leaf rule of its frame.
 
+use crate::found::Found;
 use crate::kernel::{scalar, Kernel, Leaf, Tally};
 use crate::split::{LeafRule, Plan};
 use crate::symmetry::{inverse, is_canonical, Symmetry};
-use std::ops::AddAssign;
 use std::sync::atomic::AtomicBool;
-
-/// What one subtask (or a sum of them) found.
-///
-/// Per subtask the numbers fit in `u64` (a subtask with 2^64 solutions would take centuries);
-/// sums over subtasks are `u128`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Found {
-    /// Solutions, weighted by symmetry.
-    pub total: u128,
-    /// Fundamental solutions (classes under the 8 symmetries); only meaningful when asked for.
-    pub unique: u128,
-    /// Queens placed by the search.
-    pub nodes: u128,
-    /// The most nodes any one subtask took (a maximum, not a sum).
-    #[serde(default)]
-    pub max_subtask_nodes: u128,
-}
-
-impl AddAssign for Found {
-    fn add_assign(&mut self, other: Found) {
-        self.total += other.total;
-        self.unique += other.unique;
-        self.nodes += other.nodes;
-        self.max_subtask_nodes = self.max_subtask_nodes.max(other.max_subtask_nodes);
-    }
-}
-
-impl std::iter::Sum for Found {
-    fn sum<I: Iterator<Item = Found>>(iter: I) -> Found {
-        let mut acc = Found::default();
-        for f in iter {
-            acc += f;
-        }
-        acc
-    }
-}
 
 /// Counts subtask `id` of `plan`. `unique` asks for fundamental solutions too (free for the
 /// full-symmetry engine; the others canonicalise every solution they find).

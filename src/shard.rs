@@ -89,7 +89,7 @@ impl Shard {
         };
         let without = |index: &str, count: &str| {
             Error::BadShard(format!(
-                "{index} is set but {count} is not: set both (or --shard I/M) to count one shard"
+                "{index} is set but {count} is not: set both to count one shard"
             ))
         };
         match (

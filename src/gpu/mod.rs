@@ -8,7 +8,7 @@
 //! shards, checkpoints and merge do not know which device counted what.
 
 use crate::error::Error;
-use crate::search::Found;
+use crate::found::Found;
 use crate::split::{LeafRule, Plan};
 use std::sync::{mpsc, Arc, Mutex};
 

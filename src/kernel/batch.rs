@@ -1,6 +1,6 @@
 //! The portable counting search: the vector kernels' batched algorithm on scalar lanes.
 //!
-//! Every row has a buffer of pending nodes. A step takes up to [`LANES`] nodes of one row;
+//! Every row has a buffer of pending nodes. A step takes up to 32 nodes of one row;
 //! each takes its lowest free square, goes back to its row if it has squares left, and its
 //! child joins the next row if the child has a free square. A node's work has no branch
 //! that depends on the board (only on the row, which is the same for the whole step), so

@@ -78,21 +78,23 @@ impl Kernel {
         match choice {
             KernelChoice::Scalar => Ok(Kernel::Scalar),
             KernelChoice::Auto => Ok(Kernel::best_vector().unwrap_or(Kernel::Scalar)),
-            KernelChoice::Simd => Kernel::best_vector().ok_or_else(|| {
-                Error::KernelUnavailable(
-                    "--kernel simd: this CPU has neither AVX-512F nor AVX2; use --kernel scalar or auto"
-                        .into(),
-                )
+            KernelChoice::Simd => Kernel::best_vector().ok_or(Error::KernelUnavailable {
+                kernel: "simd",
+                why: "this CPU has neither AVX-512F nor AVX2",
             }),
             KernelChoice::Avx2 | KernelChoice::Avx512 => {
-                let wanted = if choice == KernelChoice::Avx2 { Kernel::Avx2 } else { Kernel::Avx512 };
+                let wanted = if choice == KernelChoice::Avx2 {
+                    Kernel::Avx2
+                } else {
+                    Kernel::Avx512
+                };
                 if Kernel::available().contains(&wanted) {
                     Ok(wanted)
                 } else {
-                    Err(Error::KernelUnavailable(format!(
-                        "--kernel {}: this CPU does not support it; use --kernel auto",
-                        wanted.name()
-                    )))
+                    Err(Error::KernelUnavailable {
+                        kernel: wanted.name(),
+                        why: "this CPU does not support it",
+                    })
                 }
             }
         }

@@ -18,9 +18,9 @@
 mod quarter;
 
 use crate::error::Error;
+use crate::found::Found;
 use crate::kernel::sieve::{Pattern, Sieve};
 use crate::kernel::Kernel;
-use crate::search::Found;
 use quarter::{Quarter, Region};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -166,3 +166,85 @@ fn zero_threads_from_the_environment_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+/// The library speaks of options, the command line of its flags: each refusal through the
+/// binary names the flag, and the same refusal from the library names none.
+#[test]
+fn refusals_name_flags_on_the_command_line_and_not_in_the_library() {
+    use nqueens::{count, count_completions, CountOptions, EngineChoice};
+    let library = [
+        count(
+            3,
+            &CountOptions {
+                engine: EngineChoice::D4,
+                ..Default::default()
+            },
+        ),
+        count(
+            12,
+            &CountOptions {
+                engine: EngineChoice::Quadrant,
+                unique: true,
+                ..Default::default()
+            },
+        ),
+        count(
+            8,
+            &CountOptions {
+                threads: Some(0),
+                ..Default::default()
+            },
+        ),
+        count(
+            8,
+            &CountOptions {
+                split_depth: Some(9),
+                ..Default::default()
+            },
+        ),
+        count_completions(
+            8,
+            &[0],
+            &CountOptions {
+                engine: EngineChoice::Mirror,
+                ..Default::default()
+            },
+        ),
+    ];
+    for result in library {
+        let message = result.unwrap_err().to_string();
+        assert!(!message.contains("--"), "{message}");
+    }
+    for (args, flag) in [
+        (&["count", "3", "--engine", "d4"][..], "--engine d4"),
+        (
+            &["count", "12", "--engine", "quadrant", "--unique"],
+            "--engine quadrant",
+        ),
+        (&["count", "8", "--split-depth", "9"], "--split-depth"),
+        (
+            &["count", "8", "--prefix", "1", "--engine", "mirror"],
+            "--engine mirror",
+        ),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("nqueens: {flag}")),
+            "{args:?}: {err}"
+        );
+    }
+    let missing = ["avx2", "avx512"].into_iter().find(|name| {
+        !nqueens::kernel::Kernel::available()
+            .iter()
+            .any(|k| k.name() == *name)
+    });
+    if let Some(kernel) = missing {
+        let (code, _, err) = run(&["count", "8", "--kernel", kernel]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.starts_with(&format!("nqueens: --kernel {kernel}: ")),
+            "{err}"
+        );
+    }
+}

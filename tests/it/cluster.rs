@@ -2,7 +2,7 @@
 
 use crate::cli::{nqueens, run};
 use crate::oeis::known;
-use nqueens::count::count_subtasks;
+use nqueens::count_subtasks;
 use nqueens::shard::Shard;
 use nqueens::{CountOptions, EngineChoice};
 use std::path::Path;
@@ -34,7 +34,7 @@ fn shards_are_disjoint_cover_everything_and_sum_to_the_count() {
                     for &id in &ids {
                         seen[id] += 1;
                     }
-                    let c = count_subtasks(&plan, &ids, &opts, Default::default()).unwrap();
+                    let c = count_subtasks(&plan, &ids, &opts).unwrap();
                     total += c.total;
                     unique += c.unique.unwrap();
                 }
@@ -226,9 +226,12 @@ fn merge_refuses_every_bad_case() {
         (vec![&a0, &other_n], "N differs"),
         (vec![&a0, &other_engine], "engine differs"),
         (vec![&a0, &other_count], "shard count differs"),
-        (vec![&a0, &other_unique], "--unique differs"),
+        (
+            vec![&a0, &other_unique],
+            "fundamental solutions (counted in one, not the other) differs",
+        ),
         (vec![&a0, &incomplete], "incomplete"),
-        (vec![&a0, &garbage], "not a count --json record"),
+        (vec![&a0, &garbage], "not a JSON count record"),
         (vec![&a0, "/no/such/file"], "cannot read"),
     ];
     for (files, why) in cases {

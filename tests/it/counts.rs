@@ -203,7 +203,7 @@ fn subtask_ids_are_stable_and_ordered() {
 
 #[test]
 fn subtask_ranges_sum_to_the_whole_however_cut() {
-    use nqueens::count::count_subtasks;
+    use nqueens::count_subtasks;
     for engine in [EngineChoice::Mirror, EngineChoice::D4] {
         let o = opts(engine, 2);
         let plan = o.plan(11, None).unwrap();
@@ -213,7 +213,7 @@ fn subtask_ranges_sum_to_the_whole_however_cut() {
             let ids: Vec<usize> = (0..plan.len()).collect();
             let (mut total, mut unique) = (0, 0);
             for part in ids.chunks(chunk) {
-                let c = count_subtasks(&plan, part, &o, Default::default()).unwrap();
+                let c = count_subtasks(&plan, part, &o).unwrap();
                 total += c.total;
                 unique += c.unique.unwrap();
             }

@@ -30,7 +30,14 @@ fn subtask_list_digest(plan: &Plan) -> String {
 }
 
 /// (N, engine, split depth (None: the default), subtasks, `Plan::digest`, digest of the list)
-type Golden = (usize, EngineChoice, Option<usize>, usize, &'static str, &'static str);
+type Golden = (
+    usize,
+    EngineChoice,
+    Option<usize>,
+    usize,
+    &'static str,
+    &'static str,
+);
 
 /// A failing assertion prints the new values.
 const GOLDEN: &[Golden] = &[

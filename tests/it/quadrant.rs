@@ -175,16 +175,19 @@ fn what_the_engine_cannot_do_is_a_usage_error() {
     for (args, words) in [
         (
             &["count", "12", "--engine", "quadrant", "--unique"][..],
-            "totals only",
+            "--engine quadrant counts totals only",
         ),
-        (&["count", "23", "--engine", "quadrant"], "up to 22"),
+        (
+            &["count", "23", "--engine", "quadrant"],
+            "--engine quadrant takes N up to 22",
+        ),
         (
             &["count", "12", "--engine", "quadrant", "--split-depth", "3"],
             "no split depth",
         ),
         (
             &["count", "12", "--engine", "quadrant", "--device", "gpu"],
-            "CPU only",
+            "--engine quadrant runs on the CPU only",
         ),
         (
             &["count", "12", "--engine", "quadrant", "--prefix", "1"],

@@ -1,0 +1,113 @@
+//! The execution seam: where the subtasks of a plan are counted.
+//!
+//! An [`Executor`] takes a batch of subtask ids of a plan and reports `(id, result)` for each
+//! subtask it finishes. Everything that is written once for every way of counting (shards,
+//! checkpoints, progress, cancellation, sums) lives above it, in [`crate::run`]; a new
+//! backend is one more implementation of the trait, chosen in [`open`].
+
+mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
+
+use crate::count::CountOptions;
+use crate::device::DeviceChoice;
+use crate::error::Error;
+use crate::found::Found;
+use crate::kernel::Kernel;
+use crate::split::Plan;
+use std::sync::atomic::AtomicBool;
+
+/// Called from any thread with a finished subtask's id and result.
+pub(crate) type Done<'a> = &'a (dyn Fn(usize, Found) + Sync);
+
+/// Counts subtasks of a plan.
+///
+/// The contract, for every implementation:
+/// - `done` is called exactly once for each subtask of `ids` that is finished, from any
+///   thread and in any order, with the subtask's whole result; never for a subtask that was
+///   cut short.
+/// - Once `cancel` is set, no new subtask is started and running ones stop within about a
+///   millisecond (those on a GPU: within one dispatch); the call then returns
+///   [`Error::Interrupted`] if any subtask of `ids` was left unreported.
+/// - `Ok` means every subtask of `ids` was reported; the sum of the results does not depend
+///   on the number of threads or the order of completion.
+/// - Failures of the device (a lost GPU, a thread pool that cannot start) are errors of kind
+///   runtime, never a partial `Ok`.
+pub(crate) trait Executor {
+    /// Counts the subtasks `ids` of `plan` (with fundamental solutions when `unique`).
+    fn execute(
+        &self,
+        plan: &Plan,
+        ids: &[usize],
+        unique: bool,
+        cancel: &AtomicBool,
+        done: Done<'_>,
+    ) -> Result<Executed, Error>;
+
+    /// The facts of the run that a report names.
+    fn facts(&self) -> Facts;
+}
+
+/// What a finished execution adds to the facts.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Executed {
+    /// Subtasks the GPU counted (the CPU counted the rest).
+    pub gpu_subtasks: usize,
+}
+
+/// Where and how subtasks are counted, as a report names it.
+#[derive(Clone, Debug)]
+pub(crate) struct Facts {
+    /// The CPU kernel.
+    pub kernel: Kernel,
+    /// CPU worker threads.
+    pub threads: usize,
+    /// `cpu`, or the GPU adapter and its backend.
+    pub device: String,
+}
+
+/// Opens the executor `opts` asks for, for `plan`: CPU threads with the chosen kernel, or a
+/// GPU with CPU threads beside it. The quadrant engine's tables are built here (on the CPU
+/// threads, within the memory limit).
+pub(crate) fn open(plan: &Plan, opts: &CountOptions) -> Result<Box<dyn Executor>, Error> {
+    let threads = opts.resolved_threads()?;
+    let mut kernel = Kernel::resolve(opts.kernel)?;
+    let pool = crate::parallel::pool(threads, opts.pin)?;
+    if let Some(layout) = plan.quadrant_layout() {
+        let limit = opts
+            .memory_limit
+            .unwrap_or_else(crate::quadrant::default_memory_limit);
+        pool.install(|| layout.prepare(limit));
+        if kernel != Kernel::Scalar {
+            kernel = crate::kernel::sieve::vector_kernel().unwrap_or(Kernel::Scalar);
+        }
+        return Ok(Box::new(cpu::Cpu { pool, kernel }));
+    }
+    match opts.device {
+        DeviceChoice::Cpu => Ok(Box::new(cpu::Cpu { pool, kernel })),
+        #[cfg(feature = "gpu")]
+        DeviceChoice::Gpu => Ok(Box::new(gpu::WithGpu {
+            gpu: crate::gpu::Gpu::shared(true)?,
+            share: false,
+            pool,
+            kernel,
+        })),
+        #[cfg(not(feature = "gpu"))]
+        DeviceChoice::Gpu => Err(Error::Failed(
+            "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
+        )),
+        #[cfg(feature = "gpu")]
+        DeviceChoice::Auto if plan.n() >= crate::device::AUTO_GPU_MIN_N => {
+            Ok(match crate::gpu::Gpu::shared(false) {
+                Ok(gpu) => Box::new(gpu::WithGpu {
+                    gpu,
+                    share: true,
+                    pool,
+                    kernel,
+                }),
+                Err(_) => Box::new(cpu::Cpu { pool, kernel }),
+            })
+        }
+        DeviceChoice::Auto => Ok(Box::new(cpu::Cpu { pool, kernel })),
+    }
+}

@@ -1,0 +1,40 @@
+//! What a count finds: the result type every layer shares (kernels, executors, checkpoints,
+//! shards), at the bottom of the dependencies.
+
+use std::ops::AddAssign;
+
+/// What one subtask (or a sum of them) found.
+///
+/// Per subtask the numbers fit in `u64` (a subtask with 2^64 solutions would take centuries);
+/// sums over subtasks are `u128`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Found {
+    /// Solutions, weighted by symmetry.
+    pub total: u128,
+    /// Fundamental solutions (classes under the 8 symmetries); only meaningful when asked for.
+    pub unique: u128,
+    /// Queens placed by the search.
+    pub nodes: u128,
+    /// The most nodes any one subtask took (a maximum, not a sum).
+    #[serde(default)]
+    pub max_subtask_nodes: u128,
+}
+
+impl AddAssign for Found {
+    fn add_assign(&mut self, other: Found) {
+        self.total += other.total;
+        self.unique += other.unique;
+        self.nodes += other.nodes;
+        self.max_subtask_nodes = self.max_subtask_nodes.max(other.max_subtask_nodes);
+    }
+}
+
+impl std::iter::Sum for Found {
+    fn sum<I: Iterator<Item = Found>>(iter: I) -> Found {
+        let mut acc = Found::default();
+        for f in iter {
+            acc += f;
+        }
+        acc
+    }
+}

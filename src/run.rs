@@ -1,0 +1,333 @@
+//! The run pipeline, the one path of every count:
+//! plan → shard → resume from checkpoint → execute → collect → (the caller) report.
+//!
+//! [`crate::count()`] and [`crate::count_completions()`] are runs of a whole plan without a
+//! checkpoint; `nqueens count` turns its flags into [`RunSettings`] and calls [`run`].
+//!
+//! Finished subtasks go to an inbox behind a lock and wake nobody. Without a checkpoint
+//! nothing else runs; with one, a saver thread wakes every save interval, moves the inbox
+//! into the finished set and saves it (a failed save is reported and tried again at the
+//! next interval). The checkpoint is opened, locked and written once before any counting, so
+//! a file that cannot be written fails the run at once instead of after the work.
+
+use crate::checkpoint::{Checkpoint, DoneSet, Part, RunIdentity};
+use crate::count::{CountOptions, Counts};
+use crate::error::Error;
+use crate::execute::{self, Executed, Facts};
+use crate::found::Found;
+use crate::shard::Shard;
+use crate::split::Plan;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Called once before the search with (finished, of) for the shard (finished > 0 after a
+/// resume), then after each finished subtask.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// Called when a checkpoint save fails during the run; the save is tried again later.
+pub type SaveFailed<'a> = &'a (dyn Fn(&Error) + Sync);
+
+/// What to count, validated by [`run`] before any work.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    /// Board side.
+    pub n: usize,
+    /// Engine, kernel, device, threads, `unique`, split depth.
+    pub options: CountOptions,
+    /// Count the completions of these first rows (0-based columns), without symmetry.
+    pub prefix: Option<Vec<usize>>,
+    /// The slice of the plan to count.
+    pub shard: Shard,
+    /// Where to save finished subtasks, and resume from when it exists.
+    pub checkpoint: Option<PathBuf>,
+    /// Time between checkpoint saves.
+    pub save_every: Duration,
+}
+
+impl RunSettings {
+    /// The whole board (or the completions of `prefix`), in one shard, without checkpoint.
+    ///
+    /// ```
+    /// use nqueens::run::{run, Hooks, RunSettings};
+    /// let settings = RunSettings::new(8, nqueens::CountOptions::default(), None);
+    /// assert_eq!(run(&settings, &Hooks::default()).unwrap().counts.total, 92);
+    /// ```
+    pub fn new(n: usize, options: CountOptions, prefix: Option<Vec<usize>>) -> RunSettings {
+        RunSettings {
+            n,
+            options,
+            prefix,
+            shard: Shard::WHOLE,
+            checkpoint: None,
+            save_every: Duration::from_secs(60),
+        }
+    }
+
+    /// Stage 1, the plan. A checkpoint of another N is refused; a resumed run is cut into
+    /// subtasks as the run that wrote its checkpoint was (the quadrant engine, depth 0, is
+    /// not cut by rows; an older d4 run's depth keeps `auto` on d4, so it resumes).
+    fn plan(&self) -> Result<Plan, Error> {
+        let mut options = self.options.clone();
+        if let Some(path) = &self.checkpoint {
+            if let Some(saved) = crate::checkpoint::identity_of(path)? {
+                if saved.n != self.n {
+                    return Err(Error::Checkpoint {
+                        path: path.display().to_string(),
+                        reason: format!(
+                            "belongs to another run (N={}, not N={}); use another file or delete it",
+                            saved.n, self.n
+                        ),
+                    });
+                }
+                if saved.split_depth > 0 {
+                    options.split_depth.get_or_insert(saved.split_depth);
+                }
+            }
+        }
+        options.plan(self.n, self.prefix.as_deref())
+    }
+}
+
+/// Hooks into a run: cancellation and reports while it runs.
+#[derive(Default, Clone, Copy)]
+pub struct Hooks<'a> {
+    /// Set to stop: workers abandon their subtasks within about a millisecond, the
+    /// checkpoint is saved, and the run ends with [`Error::Interrupted`].
+    pub cancel: Option<&'a AtomicBool>,
+    /// Progress reports.
+    pub progress: Option<Progress<'a>>,
+    /// Reports of failed saves during the run.
+    pub on_save_error: Option<SaveFailed<'a>>,
+}
+
+/// What a finished run found.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// Totals over the whole shard, resumed subtasks included (`searched_nodes`: this run's).
+    pub counts: Counts,
+    /// Subtasks taken from the checkpoint instead of searched.
+    pub resumed_subtasks: usize,
+    /// The shard counted.
+    pub shard: Shard,
+    /// The run's identity (what shard results and checkpoints carry).
+    pub identity: RunIdentity,
+    /// What each subtask of the shard found, in shard order (id `shard.global(k)` at `k`).
+    pub parts: Vec<Part>,
+    /// The last save failed after every subtask was counted: the counts are whole, the file
+    /// is older than them.
+    pub save_error: Option<Error>,
+}
+
+/// Runs the pipeline. On cancellation the checkpoint (if any) is saved and the result is
+/// [`Error::Interrupted`] (or the save's error when that save failed).
+pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Error> {
+    let plan = settings.plan()?;
+    let shard = settings.shard;
+    let shard_len = shard.len(plan.len());
+    let identity = RunIdentity {
+        n: plan.n(),
+        engine: plan.engine().name().into(),
+        split_depth: plan.depth(),
+        plan_subtasks: plan.len(),
+        plan_digest: plan.digest(),
+        shard,
+        unique: settings.options.unique,
+        prefix: settings.prefix.clone(),
+    };
+    // resume
+    let checkpoint = settings
+        .checkpoint
+        .as_deref()
+        .map(Checkpoint::open)
+        .transpose()?;
+    let mut done = match &checkpoint {
+        Some(file) => file.load(&identity)?,
+        None => None,
+    }
+    .unwrap_or_else(|| DoneSet::new(shard_len));
+    if let Some(file) = &checkpoint {
+        // fail fast: a file that cannot be written is found before the work, not after it
+        file.save(&identity, &done)?;
+    }
+    let resumed = done.len();
+    let todo: Vec<usize> = (0..shard_len)
+        .filter(|&k| !done.contains(k))
+        .map(|k| shard.global(k))
+        .collect();
+    if let Some(progress) = hooks.progress {
+        progress(resumed, shard_len);
+    }
+    // execute
+    let executor = execute::open(&plan, &settings.options)?;
+    let finished = AtomicUsize::new(resumed);
+    let inbox = Mutex::new(Inbox::default());
+    let on_done = |id: usize, found: Found| {
+        let mut inbox = lock(&inbox);
+        inbox.parts.push((shard.local(id), Part::of(&found)));
+        inbox.searched_nodes += found.nodes;
+        drop(inbox);
+        if let Some(progress) = hooks.progress {
+            progress(finished.fetch_add(1, Ordering::Relaxed) + 1, shard_len);
+        }
+    };
+    let never = AtomicBool::new(false);
+    let cancel = hooks.cancel.unwrap_or(&never);
+    let start = Instant::now();
+    let execute = || executor.execute(&plan, &todo, settings.options.unique, cancel, &on_done);
+    let executed = match &checkpoint {
+        None => execute(),
+        Some(file) => std::thread::scope(|scope| {
+            let (stop, stopped) = mpsc::channel::<()>();
+            let (inbox, done, identity) = (&inbox, &mut done, &identity);
+            let saver = scope.spawn(move || {
+                // wakes once per interval, whatever the number of subtasks finished
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(settings.save_every)
+                {
+                    drain(inbox, done);
+                    if let Err(e) = file.save(identity, done) {
+                        if let Some(report) = hooks.on_save_error {
+                            report(&e);
+                        }
+                    }
+                }
+            });
+            let executed = execute();
+            drop(stop);
+            saver.join().expect("the checkpoint saver does not panic");
+            executed
+        }),
+    };
+    drain(&inbox, &mut done);
+    let saved = match &checkpoint {
+        Some(file) => file.save(&identity, &done),
+        None => Ok(()),
+    };
+    let executed = match executed {
+        Err(Error::Interrupted) => return Err(saved.err().unwrap_or(Error::Interrupted)),
+        other => other?,
+    };
+    // collect
+    debug_assert!(done.is_complete());
+    let searched = lock(&inbox).searched_nodes;
+    let counts = collect(
+        &plan,
+        &settings.options,
+        done.sum(),
+        searched,
+        shard_len,
+        (executor.facts(), executed),
+        start.elapsed(),
+    );
+    Ok(RunOutcome {
+        counts,
+        resumed_subtasks: resumed,
+        shard,
+        identity,
+        parts: done.parts().iter().map(|p| p.unwrap_or_default()).collect(),
+        save_error: saved.err(),
+    })
+}
+
+/// Counts the subtasks `ids` of `plan` (execute and collect only: no shard, no checkpoint)
+/// and gives what each found, in the order of `ids`: what `merge --verify` recounts.
+pub(crate) fn recount(
+    plan: &Plan,
+    ids: &[usize],
+    options: &CountOptions,
+) -> Result<(Counts, Vec<Found>), Error> {
+    let executor = execute::open(plan, options)?;
+    let found: Mutex<Vec<(usize, Found)>> = Mutex::new(Vec::with_capacity(ids.len()));
+    let start = Instant::now();
+    let executed = executor.execute(
+        plan,
+        ids,
+        options.unique,
+        &AtomicBool::new(false),
+        &|id, f| lock(&found).push((id, f)),
+    )?;
+    let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    let sum: Found = found.iter().map(|&(_, f)| f).sum();
+    found.sort_unstable_by_key(|&(id, _)| id);
+    let by_id = |id: usize| found[found.partition_point(|&(i, _)| i < id)].1;
+    let each = ids.iter().map(|&id| by_id(id)).collect();
+    let counts = collect(
+        plan,
+        options,
+        sum,
+        sum.nodes,
+        ids.len(),
+        (executor.facts(), executed),
+        start.elapsed(),
+    );
+    Ok((counts, each))
+}
+
+/// Stage 5: the counts of a run, from the sum of its subtasks and the facts of its executor.
+fn collect(
+    plan: &Plan,
+    options: &CountOptions,
+    sum: Found,
+    searched_nodes: u128,
+    subtasks: usize,
+    (facts, executed): (Facts, Executed),
+    elapsed: Duration,
+) -> Counts {
+    Counts {
+        n: plan.n(),
+        total: sum.total,
+        unique: options.unique.then_some(sum.unique),
+        nodes: sum.nodes,
+        searched_nodes,
+        subtasks,
+        largest_subtask_share: share(sum.max_subtask_nodes, sum.nodes),
+        split_depth: plan.depth(),
+        engine: plan.engine(),
+        kernel: facts.kernel,
+        threads: facts.threads,
+        device: facts.device,
+        gpu_subtasks: executed.gpu_subtasks,
+        elapsed,
+        peak_memory: peak_memory(),
+    }
+}
+
+/// Finished subtasks on their way to the finished set.
+#[derive(Default)]
+struct Inbox {
+    /// (position in the shard, what it found), not yet in the finished set.
+    parts: Vec<(usize, Part)>,
+    /// Nodes searched by this run so far (resumed subtasks left out).
+    searched_nodes: u128,
+}
+
+/// Moves the finished subtasks waiting in `inbox` into `done`.
+fn drain(inbox: &Mutex<Inbox>, done: &mut DoneSet) {
+    for (k, part) in lock(inbox).parts.drain(..) {
+        done.insert(k, part);
+    }
+}
+
+/// A lock whose holder cannot leave anything half-written (a push, an addition).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The process's peak resident set (`VmHWM`), on Linux.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// `part / whole`, 0 when there is no whole.
+fn share(part: u128, whole: u128) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
