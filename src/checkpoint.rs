@@ -32,8 +32,8 @@ const MAX_LINKS: usize = 40;
 pub struct RunIdentity {
     /// Board side.
     pub n: usize,
-    /// Engine name.
-    pub engine: String,
+    /// Engine.
+    pub engine: crate::split::Engine,
     /// Rows enumerated into subtasks.
     pub split_depth: usize,
     /// Subtasks in the whole plan.

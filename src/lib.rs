@@ -22,6 +22,7 @@ pub mod count;
 pub mod device;
 pub mod error;
 mod execute;
+pub mod export;
 pub mod found;
 #[cfg(feature = "gpu")]
 pub mod gpu;
@@ -31,7 +32,6 @@ pub mod merge;
 pub mod parallel;
 pub mod quadrant;
 pub mod render;
-pub mod report;
 pub mod run;
 pub mod scale;
 pub mod search;

@@ -8,9 +8,9 @@
 
 use crate::board::check_n;
 use crate::error::Error;
+use crate::kernel::Cursor;
 use crate::parallel;
 use crate::render::{write_solution, Format};
-use crate::solution::Cursor;
 use crate::split::{default_min_subtasks, EngineChoice, Plan};
 use crate::symmetry::is_canonical;
 use rayon::prelude::*;

@@ -1,13 +1,15 @@
 //! The `nqueens` command: parse arguments, run the library, print data on stdout.
 
 mod cli;
+mod plot;
 mod progress;
 
 use anyhow::Result;
 use clap::Parser;
 use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
+use nqueens::export::count::{plain_line, stats_line, CountRecord};
+use nqueens::export::scale as scale_out;
 use nqueens::list::Lister;
-use nqueens::report::{plain_line, stats_line, CountRecord};
 use nqueens::run::{run as run_count, Hooks, RunSettings};
 use nqueens::shard::Shard;
 use nqueens::Error;
@@ -145,15 +147,15 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
         |t, run, secs| say!("threads={t} run={run} {secs:.3}s"),
     )?;
     if let Some(path) = &args.plot {
-        let svg = scale::plot_svg(&report)?;
+        let svg = plot::svg(&report)?;
         std::fs::write(path, svg)
             .map_err(|e| Error::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
     let text = match args.format {
-        ScaleFormat::Table => scale::to_table(&report.rows),
-        ScaleFormat::Csv => scale::to_csv(&report.rows),
-        ScaleFormat::Json => scale::to_json(&report),
-        ScaleFormat::Md => scale::to_markdown(&report.rows),
+        ScaleFormat::Table => scale_out::to_table(&report.rows),
+        ScaleFormat::Csv => scale_out::to_csv(&report.rows),
+        ScaleFormat::Json => scale_out::to_json(&report),
+        ScaleFormat::Md => scale_out::to_markdown(&report.rows),
     };
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;

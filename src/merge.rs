@@ -8,9 +8,10 @@
 
 use crate::count::CountOptions;
 use crate::error::Error;
-use crate::report::{CountRecord, SCHEMA_VERSION};
+use crate::export::count::CountRecord;
+use crate::export::SCHEMA_VERSION;
 use crate::shard::Shard;
-use crate::split::{Engine, Plan};
+use crate::split::Plan;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 
@@ -24,7 +25,7 @@ const NAMED_MISSING: usize = 8;
 ///
 /// ```
 /// use nqueens::merge::merge;
-/// use nqueens::report::CountRecord;
+/// use nqueens::export::count::CountRecord;
 /// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":3,"plan_subtasks":6,"split_depth":2,"plan_digest":"0badcafe","nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i);
 /// let records: Vec<(String, CountRecord)> = (0..2)
 ///     .map(|i| (format!("shard{i}"), serde_json::from_str(&line(i)).unwrap()))
@@ -323,8 +324,7 @@ pub fn verify(
         let parts = r.parts.as_ref().ok_or_else(|| {
             bad("has no per-subtask parts to verify (only runs of one shard record them)".into())
         })?;
-        let (_, choice) = Engine::from_name(&r.engine)
-            .ok_or_else(|| bad(format!("unknown engine \"{}\"", r.engine)))?;
+        let choice = r.engine.choice();
         let prefix: Option<Vec<usize>> = match &r.prefix {
             Some(p) if p.contains(&0) => return Err(bad("prefix columns are 1-based".into())),
             Some(p) => Some(p.iter().map(|c| c - 1).collect()),

@@ -128,7 +128,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     let shard_len = shard.len(plan.len());
     let identity = RunIdentity {
         n: plan.n(),
-        engine: plan.engine().name().into(),
+        engine: plan.engine(),
         split_depth: plan.depth(),
         plan_subtasks: plan.len(),
         plan_digest: plan.digest(),

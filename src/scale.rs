@@ -1,4 +1,4 @@
-//! Core-scaling measurement of `count N`, and its exporters (pure functions of the results).
+//! Core-scaling measurement of `count N` (its exporters are in [`crate::export::scale`]).
 
 use crate::count::{count, CountOptions};
 use crate::error::Error;
@@ -70,9 +70,9 @@ pub struct ScaleReport {
     /// The count every run agreed on.
     pub total: String,
     /// Engine that ran.
-    pub engine: String,
+    pub engine: crate::split::Engine,
     /// Kernel that ran.
-    pub kernel: String,
+    pub kernel: crate::kernel::Kernel,
     /// Where the search ran: `cpu`, or the GPU adapter and its backend.
     pub device: String,
     /// Subtasks per run.
@@ -208,11 +208,11 @@ pub fn measure(
     }
     let first = first.expect("at least one run");
     Ok(ScaleReport {
-        schema_version: 1,
+        schema_version: crate::export::SCHEMA_VERSION,
         n,
         total: first.total.to_string(),
-        engine: first.engine.name().into(),
-        kernel: first.kernel.name().into(),
+        engine: first.engine,
+        kernel: first.kernel,
         device: first.device.clone(),
         subtasks: first.subtasks,
         pinned: opts.pin,
@@ -220,131 +220,4 @@ pub fn measure(
         machine: Machine::current(),
         rows: rows(&samples),
     })
-}
-
-/// CSV with a header line.
-///
-/// ```
-/// let rows = nqueens::scale::rows(&[(1, vec![2.0]), (2, vec![1.0])]);
-/// assert_eq!(
-///     nqueens::scale::to_csv(&rows),
-///     "threads,runs,median_s,min_s,max_s,speedup,efficiency\n\
-///      1,1,2.000000,2.000000,2.000000,1.000,1.000\n\
-///      2,1,1.000000,1.000000,1.000000,2.000,1.000\n"
-/// );
-/// ```
-pub fn to_csv(rows: &[ScaleRow]) -> String {
-    let mut out = String::from("threads,runs,median_s,min_s,max_s,speedup,efficiency\n");
-    for r in rows {
-        out.push_str(&format!(
-            "{},{},{:.6},{:.6},{:.6},{:.3},{:.3}\n",
-            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
-        ));
-    }
-    out
-}
-
-/// A GitHub-flavoured markdown table.
-pub fn to_markdown(rows: &[ScaleRow]) -> String {
-    let mut out = String::from(
-        "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
-         |--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} |\n",
-            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
-        ));
-    }
-    out
-}
-
-/// An aligned plain-text table for people.
-pub fn to_table(rows: &[ScaleRow]) -> String {
-    let mut out = format!(
-        "{:>7} {:>4} {:>10} {:>10} {:>10} {:>8} {:>10}\n",
-        "threads", "runs", "median_s", "min_s", "max_s", "speedup", "efficiency"
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "{:>7} {:>4} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>10.2}\n",
-            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
-        ));
-    }
-    out
-}
-
-/// The whole report as one line of JSON (with a trailing newline).
-pub fn to_json(report: &ScaleReport) -> String {
-    serde_json::to_string(report).expect("reports always serialise") + "\n"
-}
-
-/// Draws speedup against threads, with the ideal line, as an SVG document.
-pub fn plot_svg(report: &ScaleReport) -> Result<String, Error> {
-    use plotters::prelude::*;
-    let mut svg = String::new();
-    let max_threads = report
-        .rows
-        .iter()
-        .map(|r| r.threads)
-        .max()
-        .unwrap_or(1)
-        .max(2) as f64;
-    let max_speedup = report
-        .rows
-        .iter()
-        .map(|r| r.speedup)
-        .fold(max_threads, f64::max);
-    let fail = |e: &dyn std::fmt::Display| Error::Failed(format!("cannot draw the plot: {e}"));
-    {
-        let root = SVGBackend::with_string(&mut svg, (640, 480)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| fail(&e))?;
-        let title = format!(
-            "nqueens count {} ({}, {} kernel)",
-            report.n, report.engine, report.kernel
-        );
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0.0..max_threads * 1.05, 0.0..max_speedup * 1.05)
-            .map_err(|e| fail(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("threads")
-            .y_desc("speedup")
-            .draw()
-            .map_err(|e| fail(&e))?;
-        chart
-            .draw_series(LineSeries::new(
-                [(0.0, 0.0), (max_threads, max_threads)],
-                BLACK.mix(0.4).stroke_width(1),
-            ))
-            .map_err(|e| fail(&e))?
-            .label("ideal")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.4)));
-        let points: Vec<(f64, f64)> = report
-            .rows
-            .iter()
-            .map(|r| (r.threads as f64, r.speedup))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), BLUE.stroke_width(2)))
-            .map_err(|e| fail(&e))?
-            .label("measured")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLUE.stroke_width(2)));
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))
-            .map_err(|e| fail(&e))?;
-        chart
-            .configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|e| fail(&e))?;
-        root.present().map_err(|e| fail(&e))?;
-    }
-    Ok(svg)
 }

@@ -29,8 +29,9 @@ pub enum EngineChoice {
     Quadrant,
 }
 
-/// The engine a plan actually uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The engine a plan actually uses; in JSON records and checkpoints, its [`Engine::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// First-row mirror halving: a queen in the left half of row 1 counts twice.
     Mirror,
@@ -53,22 +54,26 @@ impl Engine {
         }
     }
 
-    /// The engine of a [`Engine::name`], and the choice that rebuilds its plan.
+    /// The choice that rebuilds a plan of this engine.
     ///
     /// ```
     /// use nqueens::split::{Engine, EngineChoice};
-    /// assert_eq!(Engine::from_name("d4"), Some((Engine::D4, EngineChoice::D4)));
-    /// assert_eq!(Engine::from_name("plain"), Some((Engine::Plain, EngineChoice::Auto)));
-    /// assert_eq!(Engine::from_name("fast"), None);
+    /// assert_eq!(Engine::D4.choice(), EngineChoice::D4);
+    /// assert_eq!(Engine::Plain.choice(), EngineChoice::Auto);
     /// ```
-    pub fn from_name(name: &str) -> Option<(Engine, EngineChoice)> {
-        match name {
-            "mirror" => Some((Engine::Mirror, EngineChoice::Mirror)),
-            "d4" => Some((Engine::D4, EngineChoice::D4)),
-            "plain" => Some((Engine::Plain, EngineChoice::Auto)),
-            "quadrant" => Some((Engine::Quadrant, EngineChoice::Quadrant)),
-            _ => None,
+    pub fn choice(self) -> EngineChoice {
+        match self {
+            Engine::Mirror => EngineChoice::Mirror,
+            Engine::D4 => EngineChoice::D4,
+            Engine::Plain => EngineChoice::Auto,
+            Engine::Quadrant => EngineChoice::Quadrant,
         }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

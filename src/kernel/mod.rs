@@ -1,6 +1,7 @@
 //! Leaf search kernels and the choice between them.
 
 pub mod batch;
+mod cursor;
 pub mod scalar;
 pub mod sieve;
 #[cfg(target_arch = "x86_64")]
@@ -8,6 +9,7 @@ pub mod simd;
 
 use crate::board::{Attacks, RowMasks};
 use crate::error::Error;
+pub use cursor::Cursor;
 use std::sync::atomic::AtomicBool;
 
 /// What the search does with each complete board it finds.
@@ -56,8 +58,9 @@ pub enum KernelChoice {
     Avx512,
 }
 
-/// A kernel that can run on this machine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A kernel that can run on this machine; in JSON records, its [`Kernel::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kernel {
     /// The portable scalar search.
     Scalar,
@@ -156,12 +159,60 @@ impl Kernel {
 }
 
 /// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
+/// `prefix`, which the search may overwrite below `start_row`) with `kernel` where it takes
+/// the subtask, else with the portable search. `make` gives the leaf (a second one when a
+/// vector kernel gave up half-way). Returns the leaf and the nodes, or `None` when `stop` was
+/// set before the search finished.
+///
+/// ```
+/// use nqueens::board::{Attacks, RowMasks, MAX_N};
+/// use nqueens::kernel::{search, Kernel, Tally};
+/// use std::sync::atomic::AtomicBool;
+/// let (n, masks) = (8, RowMasks::unconstrained(8));
+/// let mut rows = [0u64; MAX_N];
+/// let stop = AtomicBool::new(false);
+/// for kernel in Kernel::available() {
+///     let (tally, _nodes) =
+///         search(kernel, n, &masks, 0, Attacks::default(), &mut rows, Tally::default, &stop)
+///             .unwrap();
+///     assert_eq!(tally.0, 92);
+/// }
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn search<L: Leaf>(
+    kernel: Kernel,
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    prefix: &mut [u64; crate::board::MAX_N],
+    make: impl Fn() -> L,
+    stop: &AtomicBool,
+) -> Option<(L, u64)> {
+    if kernel != Kernel::Scalar {
+        let mut leaf = make();
+        if let Some(outcome) = search_vector(
+            kernel, n, masks, start_row, attacks, prefix, &mut leaf, stop,
+        ) {
+            return outcome.map(|nodes| (leaf, nodes));
+        }
+    }
+    let mut leaf = make();
+    let nodes = if masks.has_must() {
+        scalar::search::<L, true>(n, masks, start_row, attacks, prefix, &mut leaf, stop)
+    } else {
+        scalar::search::<L, false>(n, masks, start_row, attacks, prefix, &mut leaf, stop)
+    }?;
+    Some((leaf, nodes))
+}
+
+/// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
 /// `prefix`) with a vector kernel, calling `leaf` as the scalar search does. Returns the
 /// nodes, `Some(None)` when `stop` was set, and `None` when the kernel cannot take this
 /// subtask (scalar asked for, a kernel this CPU lacks, a board it does not handle, or too
 /// large to track): the caller then runs the scalar search with a fresh leaf.
 #[allow(clippy::too_many_arguments)]
-pub fn search_vector<L: Leaf>(
+fn search_vector<L: Leaf>(
     kernel: Kernel,
     n: usize,
     masks: &RowMasks,

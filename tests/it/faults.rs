@@ -352,11 +352,18 @@ fn slurm_tasks_keep_their_shard_keep_finished_results_and_requeue_on_sigterm() {
         cmd
     };
     let result = dir.path().join("nqueens-17-4/shard-2.json");
-    let child = task(&["--kernel", "scalar", "--engine", "d4"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = task(&[
+        "--kernel",
+        "scalar",
+        "--engine",
+        "d4",
+        "--checkpoint-every",
+        "0.1",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     wait_for_checkpoint(&dir.path().join("nqueens-17-4/shard-2.ckpt"));
     kill("-TERM", child.id());
     let out = child.wait_with_output().unwrap();

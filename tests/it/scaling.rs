@@ -1,7 +1,8 @@
 //! `scale`, its exporters and plot, the progress bar and shell completions.
 
 use crate::cli::{nqueens, run};
-use nqueens::scale::{rows, to_csv, to_json, to_markdown, to_table, Machine, ScaleReport};
+use nqueens::export::scale::{to_csv, to_json, to_markdown, to_table};
+use nqueens::scale::{rows, Machine, ScaleReport};
 
 fn fixed_rows() -> Vec<nqueens::scale::ScaleRow> {
     rows(&[
@@ -51,8 +52,8 @@ fn exporters_give_exact_text() {
         schema_version: 1,
         n: 12,
         total: "14200".into(),
-        engine: "d4".into(),
-        kernel: "scalar".into(),
+        engine: nqueens::split::Engine::D4,
+        kernel: nqueens::kernel::Kernel::Scalar,
         device: "cpu".into(),
         subtasks: 5078,
         pinned: false,

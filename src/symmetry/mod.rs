@@ -5,6 +5,8 @@
 //! lexicographically smallest of its eight images, and the *orbit size* is how many distinct
 //! solutions those images are (8, 4 or 2 for n > 1).
 
+pub(crate) mod classify;
+
 use crate::board::MAX_N;
 
 /// One of the eight symmetries of the square.

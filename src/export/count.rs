@@ -1,12 +1,11 @@
-//! What `count` prints: the plain line, the JSON record (schema version 1) and the stats line.
+//! What `count` and `merge` print: the plain line, the JSON record and the stats line.
 
+use super::SCHEMA_VERSION;
 use crate::count::Counts;
 use crate::run::RunOutcome;
 use crate::shard::Shard;
+use crate::split::Engine;
 use serde::{Deserialize, Serialize};
-
-/// The JSON schema version of [`CountRecord`].
-pub const SCHEMA_VERSION: u32 = 1;
 
 /// One `count --json` line. Counts are decimal strings: JSON numbers lose precision past 2^53.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,7 +22,7 @@ pub struct CountRecord {
     /// Worker threads.
     pub threads: usize,
     /// Engine that ran.
-    pub engine: String,
+    pub engine: Engine,
     /// Kernel that ran.
     pub kernel: String,
     /// Where the search ran: `cpu`, or the GPU adapter and its backend.
@@ -94,7 +93,7 @@ impl CountRecord {
             total: c.total.to_string(),
             unique: c.unique.map(|u| u.to_string()),
             threads: c.threads,
-            engine: c.engine.name().into(),
+            engine: c.engine,
             kernel: c.kernel.name().into(),
             device: c.device.clone(),
             gpu_subtasks: c.gpu_subtasks,
@@ -149,8 +148,8 @@ impl CountRecord {
 /// The plain output: `TOTAL`, or `TOTAL UNIQUE` when fundamental solutions were counted.
 ///
 /// ```
-/// assert_eq!(nqueens::report::plain_line(92, Some(12)), "92 12");
-/// assert_eq!(nqueens::report::plain_line(92, None), "92");
+/// assert_eq!(nqueens::export::count::plain_line(92, Some(12)), "92 12");
+/// assert_eq!(nqueens::export::count::plain_line(92, None), "92");
 /// ```
 pub fn plain_line(total: u128, unique: Option<u128>) -> String {
     match unique {
@@ -192,5 +191,54 @@ fn rate(nodes: u128, secs: f64) -> f64 {
         nodes as f64 / secs
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Kernel;
+    use std::time::Duration;
+
+    fn counts() -> Counts {
+        Counts {
+            n: 8,
+            total: 92,
+            unique: Some(12),
+            nodes: 1000,
+            searched_nodes: 500,
+            subtasks: 4,
+            largest_subtask_share: 0.25,
+            split_depth: 2,
+            engine: Engine::D4,
+            kernel: Kernel::Scalar,
+            threads: 2,
+            device: "cpu".into(),
+            gpu_subtasks: 0,
+            elapsed: Duration::from_millis(250),
+            peak_memory: Some(3 << 20),
+        }
+    }
+
+    #[test]
+    fn the_stats_line_is_exact() {
+        assert_eq!(
+            stats_line(&counts()),
+            "n=8 elapsed=0.250s engine=d4 kernel=scalar device=cpu gpu_subtasks=0 threads=2 \
+             subtasks=4 split_depth=2 nodes=1000 nodes/s=2.000e3 largest_subtask=25.0000% \
+             peak_memory=3.0MiB"
+        );
+    }
+
+    #[test]
+    fn the_json_record_is_exact_and_reads_back() {
+        let mut record = CountRecord::new(&counts());
+        record.version = "0.0.0".into();
+        let json = record.to_json();
+        assert_eq!(
+            json,
+            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"nodes":"1000","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
+        );
+        assert_eq!(serde_json::from_str::<CountRecord>(&json).unwrap(), record);
     }
 }

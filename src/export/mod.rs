@@ -1,0 +1,10 @@
+//! Everything the program prints, as pure functions of results: the count's plain line,
+//! JSON record and stats line ([`count`]), the scale report's table, CSV, markdown and JSON
+//! ([`scale`]). `merge` reads and writes the count record. Every JSON document carries
+//! [`SCHEMA_VERSION`].
+
+pub mod count;
+pub mod scale;
+
+/// The JSON schema version of every record the program writes (count, merge, scale).
+pub const SCHEMA_VERSION: u32 = 1;

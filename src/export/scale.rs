@@ -1,0 +1,60 @@
+//! What `scale` prints: an aligned table, CSV, markdown or JSON of the measured rows.
+
+use crate::scale::{ScaleReport, ScaleRow};
+
+/// CSV with a header line.
+///
+/// ```
+/// let rows = nqueens::scale::rows(&[(1, vec![2.0]), (2, vec![1.0])]);
+/// assert_eq!(
+///     nqueens::export::scale::to_csv(&rows),
+///     "threads,runs,median_s,min_s,max_s,speedup,efficiency\n\
+///      1,1,2.000000,2.000000,2.000000,1.000,1.000\n\
+///      2,1,1.000000,1.000000,1.000000,2.000,1.000\n"
+/// );
+/// ```
+pub fn to_csv(rows: &[ScaleRow]) -> String {
+    let mut out = String::from("threads,runs,median_s,min_s,max_s,speedup,efficiency\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{:.6},{:.6},{:.6},{:.3},{:.3}\n",
+            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
+        ));
+    }
+    out
+}
+
+/// A GitHub-flavoured markdown table.
+pub fn to_markdown(rows: &[ScaleRow]) -> String {
+    let mut out = String::from(
+        "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
+         |--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} |\n",
+            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
+        ));
+    }
+    out
+}
+
+/// An aligned plain-text table for people.
+pub fn to_table(rows: &[ScaleRow]) -> String {
+    let mut out = format!(
+        "{:>7} {:>4} {:>10} {:>10} {:>10} {:>8} {:>10}\n",
+        "threads", "runs", "median_s", "min_s", "max_s", "speedup", "efficiency"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{:>7} {:>4} {:>10.3} {:>10.3} {:>10.3} {:>8.2} {:>10.2}\n",
+            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
+        ));
+    }
+    out
+}
+
+/// The whole report as one line of JSON (with a trailing newline).
+pub fn to_json(report: &ScaleReport) -> String {
+    serde_json::to_string(report).expect("reports always serialise") + "\n"
+}
