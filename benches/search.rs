@@ -3,7 +3,7 @@
 //! Every iteration asserts its count (OEIS A000170).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use nqueens::kernel::Kernel;
+use nqueens::Kernel;
 use nqueens::{count, CountOptions, EngineChoice, KernelChoice};
 use std::time::Duration;
 

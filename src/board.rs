@@ -16,11 +16,6 @@ use crate::error::Error;
 pub const MAX_N: usize = 32;
 
 /// All columns of an `n`-wide board.
-///
-/// ```
-/// assert_eq!(nqueens::board::full_mask(4), 0b1111);
-/// assert_eq!(nqueens::board::full_mask(32), 0xFFFF_FFFF);
-/// ```
 #[inline]
 pub fn full_mask(n: usize) -> u64 {
     debug_assert!((1..=MAX_N).contains(&n));
@@ -95,15 +90,6 @@ impl RowMasks {
 
     /// Pins a queen on (`row`, `col`): that row may only use `col`, and every other row loses
     /// the column and the two diagonals through the square.
-    ///
-    /// ```
-    /// use nqueens::board::RowMasks;
-    /// let mut m = RowMasks::unconstrained(5);
-    /// m.pin(5, 4, 2);
-    /// assert_eq!(m.allowed[4], 0b00100);
-    /// assert_eq!(m.allowed[3], 0b10001);
-    /// assert_eq!(m.allowed[0], 0b11011);
-    /// ```
     pub fn pin(&mut self, n: usize, row: usize, col: usize) {
         for r in 0..n {
             if r == row {
@@ -147,15 +133,6 @@ impl RowMasks {
 }
 
 /// Queens placed in the first rows of an `n`×`n` board, with the attacks they cast on the next row.
-///
-/// ```
-/// use nqueens::board::PartialBoard;
-/// let mut b = PartialBoard::new(8).unwrap();
-/// b.push(0).unwrap();
-/// assert!(b.push(1).is_err()); // diagonal attack
-/// b.push(2).unwrap();
-/// assert_eq!(b.columns(), &[0, 2]);
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialBoard {
     n: usize,
@@ -183,24 +160,10 @@ impl PartialBoard {
         Ok(board)
     }
 
-    /// Board side.
-    pub fn n(&self) -> usize {
-        self.n
-    }
-
-    /// Number of rows filled.
-    pub fn rows(&self) -> usize {
-        self.queens.len()
-    }
-
     /// The 0-based columns of the placed queens, row 0 first.
+    #[cfg(test)]
     pub fn columns(&self) -> &[u8] {
         &self.queens
-    }
-
-    /// The attacks on the next row.
-    pub fn attacks(&self) -> Attacks {
-        self.attacks
     }
 
     /// Whether a queen may go on `column` of the next row.
@@ -230,5 +193,34 @@ impl PartialBoard {
         self.attacks = self.attacks.place(1 << column);
         self.queens.push(column as u8);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn full_mask_example() {
+        assert_eq!(crate::board::full_mask(4), 0b1111);
+        assert_eq!(crate::board::full_mask(32), 0xFFFF_FFFF);
+    }
+
+    #[test]
+    fn pin_example() {
+        use crate::board::RowMasks;
+        let mut m = RowMasks::unconstrained(5);
+        m.pin(5, 4, 2);
+        assert_eq!(m.allowed[4], 0b00100);
+        assert_eq!(m.allowed[3], 0b10001);
+        assert_eq!(m.allowed[0], 0b11011);
+    }
+
+    #[test]
+    fn partialboard_example() {
+        use crate::board::PartialBoard;
+        let mut b = PartialBoard::new(8).unwrap();
+        b.push(0).unwrap();
+        assert!(b.push(1).is_err()); // diagonal attack
+        b.push(2).unwrap();
+        assert_eq!(b.columns(), &[0, 2]);
     }
 }

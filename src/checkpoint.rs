@@ -64,7 +64,7 @@ impl Part {
     /// The part of one subtask's [`Found`].
     ///
     /// ```
-    /// use nqueens::checkpoint::Part;
+    /// use nqueens::Part;
     /// use nqueens::Found;
     /// let f = Found { total: 8, unique: 1, nodes: 40, max_subtask_nodes: 40 };
     /// assert_eq!(Part::of(&f), Part { total: 8, unique: 1, nodes: 40 });
@@ -89,17 +89,6 @@ impl Part {
 }
 
 /// The finished positions of a shard, with what each one found.
-///
-/// ```
-/// use nqueens::checkpoint::{DoneSet, Part};
-/// let mut done = DoneSet::new(8);
-/// for k in [3, 1, 2, 7] {
-///     done.insert(k, Part { total: 10, unique: 0, nodes: 1 });
-/// }
-/// assert_eq!(done.len(), 4);
-/// assert!(done.contains(2) && !done.contains(4));
-/// assert_eq!(done.sum().total, 40);
-/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DoneSet {
     parts: Vec<Option<Part>>,
@@ -134,11 +123,6 @@ impl DoneSet {
     /// Number of finished positions.
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether nothing is finished.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Whether every position is finished.
@@ -221,11 +205,6 @@ impl Checkpoint {
             dir,
             _lock: lock,
         })
-    }
-
-    /// The file that saves replace (symbolic links resolved).
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Reads the checkpoint for `run`: `Ok(None)` when there is no file yet.
@@ -457,4 +436,26 @@ fn checkpoint_error(path: &Path, reason: String) -> Error {
 /// any plan is built. `Ok(None)` when there is no file yet.
 pub fn identity_of(path: &Path) -> Result<Option<RunIdentity>, Error> {
     Ok(read_body(&resolve_file(path)?)?.map(|b| b.run))
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn doneset_example() {
+        use crate::checkpoint::{DoneSet, Part};
+        let mut done = DoneSet::new(8);
+        for k in [3, 1, 2, 7] {
+            done.insert(
+                k,
+                Part {
+                    total: 10,
+                    unique: 0,
+                    nodes: 1,
+                },
+            );
+        }
+        assert_eq!(done.len(), 4);
+        assert!(done.contains(2) && !done.contains(4));
+        assert_eq!(done.sum().total, 40);
+    }
 }

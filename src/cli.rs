@@ -1,11 +1,11 @@
 //! Command-line arguments as parsed (clap), and their checks into library options.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nqueens::board::MAX_N;
-use nqueens::list::ListOptions;
-use nqueens::parallel::MAX_THREADS;
-use nqueens::render::Format;
-use nqueens::shard::Shard;
+use nqueens::Format;
+use nqueens::ListOptions;
+use nqueens::Shard;
+use nqueens::MAX_N;
+use nqueens::MAX_THREADS;
 use std::path::PathBuf;
 
 use crate::progress::ProgressMode;

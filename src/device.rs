@@ -22,7 +22,7 @@ pub const AUTO_GPU_MIN_N: usize = 18;
 ///
 /// ```
 /// // on a machine without a GPU (or a build without the gpu feature) this is None
-/// let _ = nqueens::device::probe_gpu();
+/// let _ = nqueens::probe_gpu();
 /// ```
 pub fn probe_gpu() -> Option<String> {
     #[cfg(feature = "gpu")]

@@ -9,41 +9,61 @@
 //! ```
 //!
 //! Rows are placed top to bottom; occupied columns and both diagonal directions are `u64`
-//! bitmasks ([`board`]). The first rows are enumerated into independent subtasks with stable
-//! ids ([`split`]), which a rayon pool counts with a sequential kernel ([`kernel`],
-//! [`parallel`]). Every count runs one pipeline ([`run`]: plan, shard, resume, execute,
-//! collect) whose execution seam is a CPU pool or a GPU with CPU threads beside it. Symmetry cuts the work: mirror halving of the first row, or the full 8-fold
-//! symmetry of the square ([`symmetry`]). Totals are `u128`.
+//! bitmasks. The first rows are enumerated into independent subtasks with stable ids (a
+//! [`Plan`]), which a rayon pool counts with a sequential kernel ([`Kernel`]). Every count
+//! runs one pipeline ([`run()`]: plan, shard, resume, execute, collect) whose execution seam is
+//! a CPU pool or a GPU with CPU threads beside it. Symmetry cuts the work: mirror halving of
+//! the first row, or the full 8-fold symmetry of the square ([`Engine`]). Totals are `u128`.
+//!
+//! The API, by use:
+//! - counting: [`count()`], [`count_completions()`], [`count_subtasks()`] with
+//!   [`CountOptions`] (engine, kernel, device choices) giving [`Counts`];
+//! - long and distributed runs: [`run()`] with [`RunSettings`] (a [`Shard`] of a [`Plan`], a
+//!   checkpoint file) and [`Hooks`] (cancel, progress), giving a [`RunOutcome`]; [`merge()`],
+//!   [`read_records`] and [`verify`] add shard results up and recount samples of them;
+//! - listing: [`solutions()`], [`Solution`], and [`Lister`] for parallel, ordered output in a
+//!   [`Format`];
+//! - what the program prints: [`export`]; core-scaling measurement: [`scale`];
+//! - errors: [`Error`] (usage errors, runtime failures and interruption apart).
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod board;
-pub mod checkpoint;
-pub mod count;
-pub mod device;
-pub mod error;
+mod board;
+mod checkpoint;
+mod count;
+mod device;
+mod error;
 mod execute;
 pub mod export;
-pub mod found;
+mod found;
 #[cfg(feature = "gpu")]
-pub mod gpu;
-pub mod kernel;
-pub mod list;
-pub mod merge;
-pub mod parallel;
-pub mod quadrant;
-pub mod render;
-pub mod run;
+mod gpu;
+mod kernel;
+mod list;
+mod merge;
+mod parallel;
+mod quadrant;
+mod render;
+mod run;
 pub mod scale;
-pub mod search;
-pub mod shard;
-pub mod solution;
-pub mod split;
-pub mod symmetry;
+mod search;
+mod shard;
+mod solution;
+mod split;
+mod symmetry;
 
+pub use board::MAX_N;
+pub use checkpoint::{Part, RunIdentity, FORMAT_VERSION as CHECKPOINT_FORMAT_VERSION};
 pub use count::{count, count_completions, count_subtasks, CountOptions, Counts};
-pub use device::DeviceChoice;
+pub use device::{probe_gpu, DeviceChoice, AUTO_GPU_MIN_N};
 pub use error::Error;
 pub use found::Found;
-pub use kernel::KernelChoice;
+pub use kernel::{Kernel, KernelChoice};
+pub use list::{ListOptions, Lister};
+pub use merge::{merge, read_records, verify};
+pub use parallel::MAX_THREADS;
+pub use render::Format;
+pub use run::{run, Hooks, Progress, RunOutcome, RunSettings, SaveFailed};
+pub use shard::Shard;
 pub use solution::{solutions, Solution, Solutions};
-pub use split::EngineChoice;
+pub use split::{Engine, EngineChoice, Plan, Subtask, D4_MIN_N};

@@ -38,7 +38,7 @@ pub struct ListOptions {
 /// A validated listing job, ready to write.
 ///
 /// ```
-/// use nqueens::list::{Lister, ListOptions};
+/// use nqueens::{Lister, ListOptions};
 /// let opts = ListOptions { limit: Some(3), ..ListOptions::default() };
 /// let mut out = Vec::new();
 /// let written = Lister::new(6, &opts).unwrap().write_to(&mut out).unwrap();

@@ -9,10 +9,10 @@ use clap::Parser;
 use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
 use nqueens::export::count::{plain_line, stats_line, CountRecord};
 use nqueens::export::scale as scale_out;
-use nqueens::list::Lister;
-use nqueens::run::{run as run_count, Hooks, RunSettings};
-use nqueens::shard::Shard;
 use nqueens::Error;
+use nqueens::Lister;
+use nqueens::Shard;
+use nqueens::{run as run_count, Hooks, RunSettings};
 use progress::Progress;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -186,7 +186,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
     for path in &args.files {
         let name = path.display().to_string();
         let found = if name == "-" {
-            nqueens::merge::read_records(&name, io::stdin().lock())?
+            nqueens::read_records(&name, io::stdin().lock())?
         } else {
             let cannot = |e: io::Error| Error::Merge(format!("{name}: cannot read: {e}"));
             // a device or a FIFO could be read without end or block forever: files only
@@ -197,11 +197,11 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
                 .into());
             }
             let file = std::fs::File::open(path).map_err(cannot)?;
-            nqueens::merge::read_records(&name, io::BufReader::new(file))?
+            nqueens::read_records(&name, io::BufReader::new(file))?
         };
         records.extend(found);
     }
-    let merged = nqueens::merge::merge(&records)?;
+    let merged = nqueens::merge(&records)?;
     if let Some(k) = args.verify {
         let opts = nqueens::CountOptions {
             threads: args.search.threads,
@@ -210,7 +210,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        nqueens::merge::verify(&records, k as usize, &opts, seed)?;
+        nqueens::verify(&records, k as usize, &opts, seed)?;
         say!(
             "nqueens: merge: recounted up to {k} subtasks of each of {} shards: all agree",
             records.len()

@@ -24,7 +24,7 @@ const NAMED_MISSING: usize = 8;
 /// Merges shard records (each with the name of where it came from, for messages).
 ///
 /// ```
-/// use nqueens::merge::merge;
+/// use nqueens::merge;
 /// use nqueens::export::count::CountRecord;
 /// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":3,"plan_subtasks":6,"split_depth":2,"plan_digest":"0badcafe","nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i);
 /// let records: Vec<(String, CountRecord)> = (0..2)
@@ -270,11 +270,11 @@ impl Sums {
 }
 
 /// Reads the records of `source` (one JSON object per non-empty line), refusing a line
-/// longer than [`MAX_RECORD_BYTES`] instead of reading without end.
+/// longer than 64 MiB instead of reading without end.
 ///
 /// ```
 /// let text = "\n{\"schema_version\":1}\n";
-/// let err = nqueens::merge::read_records("f", text.as_bytes()).unwrap_err();
+/// let err = nqueens::read_records("f", text.as_bytes()).unwrap_err();
 /// assert!(err.to_string().contains("f:2: not a JSON count record"));
 /// ```
 pub fn read_records(

@@ -7,12 +7,6 @@ use crate::error::Error;
 pub const MAX_THREADS: usize = 4096;
 
 /// Checks a thread count: from 1 to [`MAX_THREADS`].
-///
-/// ```
-/// use nqueens::parallel::check_threads;
-/// assert!(check_threads(1).is_ok() && check_threads(4096).is_ok());
-/// assert!(check_threads(0).is_err() && check_threads(4097).is_err());
-/// ```
 pub fn check_threads(threads: usize) -> Result<usize, Error> {
     match threads {
         0 => Err(Error::ZeroThreads),
@@ -42,4 +36,14 @@ pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
         })
         .build()
         .map_err(|e| Error::Failed(format!("cannot start {threads} threads: {e}")))
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn check_threads_example() {
+        use crate::parallel::check_threads;
+        assert!(check_threads(1).is_ok() && check_threads(4096).is_ok());
+        assert!(check_threads(0).is_err() && check_threads(4097).is_err());
+    }
 }

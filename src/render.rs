@@ -40,18 +40,6 @@ impl FromStr for Format {
 }
 
 /// Appends one solution (0-based columns) in `format` to `out`.
-///
-/// ```
-/// use nqueens::render::{write_solution, Format};
-/// let mut out = Vec::new();
-/// write_solution(&mut out, &[1, 3, 0, 2], Format::Seq);
-/// write_solution(&mut out, &[1, 3, 0, 2], Format::Json);
-/// write_solution(&mut out, &[1, 3, 0, 2], Format::Board);
-/// assert_eq!(
-///     String::from_utf8(out).unwrap(),
-///     "2 4 1 3\n[2,4,1,3]\n. Q . .\n. . . Q\nQ . . .\n. . Q .\n\n"
-/// );
-/// ```
 pub fn write_solution(out: &mut Vec<u8>, columns: &[u8], format: Format) {
     match format {
         Format::Seq => write_separated(out, columns, b' ', b"", b"\n"),
@@ -85,4 +73,20 @@ fn write_separated(out: &mut Vec<u8>, columns: &[u8], sep: u8, open: &[u8], clos
         out.push(b'0' + v % 10);
     }
     out.extend_from_slice(close);
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn write_solution_example() {
+        use crate::render::{write_solution, Format};
+        let mut out = Vec::new();
+        write_solution(&mut out, &[1, 3, 0, 2], Format::Seq);
+        write_solution(&mut out, &[1, 3, 0, 2], Format::Json);
+        write_solution(&mut out, &[1, 3, 0, 2], Format::Board);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "2 4 1 3\n[2,4,1,3]\n. Q . .\n. . . Q\nQ . . .\n. . Q .\n\n"
+        );
+    }
 }

@@ -50,7 +50,7 @@ impl RunSettings {
     /// The whole board (or the completions of `prefix`), in one shard, without checkpoint.
     ///
     /// ```
-    /// use nqueens::run::{run, Hooks, RunSettings};
+    /// use nqueens::{run, Hooks, RunSettings};
     /// let settings = RunSettings::new(8, nqueens::CountOptions::default(), None);
     /// assert_eq!(run(&settings, &Hooks::default()).unwrap().counts.total, 92);
     /// ```

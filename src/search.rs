@@ -80,16 +80,6 @@ fn found(total: u64, unique: u64, nodes: u64) -> Found {
 
 /// Calls `visit(columns, weight)` for every solution subtask `id` counts, with the number of
 /// solutions it stands for (0-based columns). Slower than [`run_subtask`]; for cross-checks.
-///
-/// ```
-/// use nqueens::split::{EngineChoice, Plan};
-/// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
-/// let mut total = 0;
-/// for id in 0..plan.len() {
-///     nqueens::search::for_each_counted(&plan, id, |_q, weight| total += weight as u32);
-/// }
-/// assert_eq!(total, 92);
-/// ```
 pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
     struct Visit<F> {
         n: usize,
@@ -127,4 +117,18 @@ pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
     let make = || leaf.take().expect("the scalar kernel makes one leaf");
     let never = AtomicBool::new(false);
     search_subtask(plan, id, Kernel::Scalar, &never, make);
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn for_each_counted_example() {
+        use crate::{EngineChoice, Plan};
+        let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
+        let mut total = 0;
+        for id in 0..plan.len() {
+            crate::search::for_each_counted(&plan, id, |_q, weight| total += weight as u32);
+        }
+        assert_eq!(total, 92);
+    }
 }

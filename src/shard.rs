@@ -11,7 +11,7 @@ use std::str::FromStr;
 /// Shard `index` (0-based) of `count`.
 ///
 /// ```
-/// use nqueens::shard::Shard;
+/// use nqueens::Shard;
 /// let s: Shard = "1/3".parse().unwrap();
 /// assert_eq!(s.ids(8).collect::<Vec<_>>(), vec![1, 4, 7]);
 /// assert!("3/3".parse::<Shard>().is_err());
@@ -66,7 +66,7 @@ impl Shard {
     /// An index without its count is refused: it would silently count the whole board.
     ///
     /// ```
-    /// use nqueens::shard::Shard;
+    /// use nqueens::Shard;
     /// let env = |pairs: &'static [(&str, &str)]| {
     ///     move |name: &str| pairs.iter().find(|p| p.0 == name).map(|p| p.1.to_string())
     /// };

@@ -8,6 +8,8 @@
 
 use crate::board::{full_mask, Attacks, PartialBoard, RowMasks, MAX_N};
 use crate::error::Error;
+use crate::found::Found;
+use crate::kernel::Kernel;
 
 /// The deepest split the plan stores per subtask (rows beyond are left to the kernel).
 pub const MAX_SPLIT: usize = 10;
@@ -57,7 +59,7 @@ impl Engine {
     /// The choice that rebuilds a plan of this engine.
     ///
     /// ```
-    /// use nqueens::split::{Engine, EngineChoice};
+    /// use nqueens::{Engine, EngineChoice};
     /// assert_eq!(Engine::D4.choice(), EngineChoice::D4);
     /// assert_eq!(Engine::Plain.choice(), EngineChoice::Auto);
     /// ```
@@ -119,7 +121,7 @@ pub struct Frame {
 /// One independent piece of the search: a frame and the columns of its first `depth` rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Subtask {
-    /// Index of the frame in [`Plan::frames`].
+    /// Index of the subtask's frame (the per-row constraints and leaf rule it runs under).
     pub frame: u16,
     /// 0-based columns of rows `0..depth`.
     pub prefix: [u8; MAX_SPLIT],
@@ -128,7 +130,7 @@ pub struct Subtask {
 /// The ordered subtasks of one counting job.
 ///
 /// ```
-/// use nqueens::split::{EngineChoice, Plan};
+/// use nqueens::{EngineChoice, Plan};
 /// let plan = Plan::new(8, EngineChoice::Mirror, None, Some(2)).unwrap();
 /// assert_eq!(plan.depth(), 2);
 /// // four left-half columns in row 1; row 2 then has 6 free squares after the corner, 5 after the others
@@ -150,7 +152,7 @@ impl Plan {
     ///
     /// `prefix` (0-based columns) restricts the search to its completions, without symmetry.
     /// `depth` is the number of rows enumerated into subtasks; `None` picks one that gives at
-    /// least [`default_min_subtasks`]`(n, 1)` subtasks where the board allows.
+    /// least 2048 subtasks where the board allows (4× more per N from N = 17, up to 65536).
     pub fn new(
         n: usize,
         engine: EngineChoice,
@@ -165,7 +167,7 @@ impl Plan {
     /// One rule for engines: an engine asked for by name runs or is refused, never replaced.
     /// A prefix is counted without symmetry ([`Engine::Plain`]) and takes only
     /// [`EngineChoice::Auto`]; the full-symmetry engine needs N ≥ [`D4_MIN_N`].
-    pub fn with_target(
+    pub(crate) fn with_target(
         n: usize,
         engine: EngineChoice,
         prefix: Option<&[usize]>,
@@ -248,7 +250,7 @@ impl Plan {
     }
 
     /// The quadrant engine's units, for its plans.
-    pub fn quadrant_layout(&self) -> Option<&crate::quadrant::Layout> {
+    pub(crate) fn quadrant_layout(&self) -> Option<&crate::quadrant::Layout> {
         self.quadrant.as_deref()
     }
 
@@ -281,7 +283,7 @@ impl Plan {
     }
 
     /// The frames, indexed by [`Subtask::frame`].
-    pub fn frames(&self) -> &[Frame] {
+    pub(crate) fn frames(&self) -> &[Frame] {
         &self.frames
     }
 
@@ -295,7 +297,7 @@ impl Plan {
     /// subtasks is refused instead of being merged or resumed into a wrong total.
     ///
     /// ```
-    /// use nqueens::split::{EngineChoice, Plan};
+    /// use nqueens::{EngineChoice, Plan};
     /// let a = Plan::new(10, EngineChoice::D4, None, Some(3)).unwrap();
     /// let b = Plan::new(10, EngineChoice::D4, None, Some(2)).unwrap();
     /// assert_eq!(a.digest().len(), 8);
@@ -330,8 +332,42 @@ impl Plan {
         format!("{:08x}", h.finalize())
     }
 
+    /// Counts subtask `id` alone on `kernel` (with fundamental solutions when `unique`): what
+    /// every executor does for each subtask, for cross-checks of kernels and devices.
+    ///
+    /// ```
+    /// use nqueens::{EngineChoice, Kernel, Plan};
+    /// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
+    /// let total: u128 = (0..plan.len())
+    ///     .map(|id| plan.count_subtask(id, true, Kernel::Scalar).total)
+    ///     .sum();
+    /// assert_eq!(total, 92);
+    /// ```
+    pub fn count_subtask(&self, id: usize, unique: bool, kernel: Kernel) -> Found {
+        let never = std::sync::atomic::AtomicBool::new(false);
+        crate::search::run_subtask(self, id, unique, kernel, &never)
+            .expect("a count that is never stopped finishes")
+    }
+
+    /// Calls `visit(columns, weight)` for every solution subtask `id` counts (0-based
+    /// columns) with the number of solutions it stands for: slower than counting, for
+    /// cross-checks of the symmetry rules.
+    ///
+    /// ```
+    /// use nqueens::{EngineChoice, Plan};
+    /// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
+    /// let mut total = 0;
+    /// for id in 0..plan.len() {
+    ///     plan.for_each_counted(id, |_q, weight| total += weight as u32);
+    /// }
+    /// assert_eq!(total, 92);
+    /// ```
+    pub fn for_each_counted(&self, id: usize, visit: impl FnMut(&[u8], u8)) {
+        crate::search::for_each_counted(self, id, visit)
+    }
+
     /// The frame of subtask `id` and the attacks and one-hot rows after its prefix.
-    pub fn start(&self, id: usize) -> (&Frame, Attacks, [u64; MAX_N]) {
+    pub(crate) fn start(&self, id: usize) -> (&Frame, Attacks, [u64; MAX_N]) {
         let task = &self.subtasks[id];
         let mut attacks = Attacks::default();
         let mut rows = [0u64; MAX_N];
@@ -349,13 +385,6 @@ impl Plan {
 ///
 /// It depends on N alone, never on the machine: shards counted on nodes of different sizes
 /// merge, and a checkpoint resumes on a bigger machine.
-///
-/// ```
-/// use nqueens::split::default_min_subtasks;
-/// assert_eq!(default_min_subtasks(12), 2048);
-/// assert_eq!(default_min_subtasks(18), 2048 * 16);
-/// assert_eq!(default_min_subtasks(30), 65536);
-/// ```
 pub fn default_min_subtasks(n: usize) -> usize {
     let growth = 4usize.saturating_pow(n.saturating_sub(16) as u32);
     2048usize.saturating_mul(growth).min(MAX_SUBTASKS / 32)
@@ -524,4 +553,15 @@ fn d4_frames(n: usize) -> Vec<Frame> {
         b1 += 1;
     }
     frames
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn default_min_subtasks_example() {
+        use crate::split::default_min_subtasks;
+        assert_eq!(default_min_subtasks(12), 2048);
+        assert_eq!(default_min_subtasks(18), 2048 * 16);
+        assert_eq!(default_min_subtasks(30), 65536);
+    }
 }

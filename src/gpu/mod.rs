@@ -288,12 +288,6 @@ const _: () = assert!(GPU_MAX_ROWS_LEFT <= LEVELS + 1);
 
 /// Whether the GPU counts subtask `id`: its solutions are counted without looking at them,
 /// and it has at most [`GPU_MAX_ROWS_LEFT`] rows left (which also fit a lane's stack).
-///
-/// ```
-/// use nqueens::split::{EngineChoice, Plan};
-/// let deep = Plan::new(32, EngineChoice::D4, None, Some(4)).unwrap();
-/// assert!(!nqueens::gpu::takes(&deep, 0, false));
-/// ```
 pub fn takes(plan: &Plan, id: usize, unique: bool) -> bool {
     let rule = plan.frames()[plan.subtask(id).frame as usize].rule;
     let counted = match rule {
@@ -303,4 +297,64 @@ pub fn takes(plan: &Plan, id: usize, unique: bool) -> bool {
     };
     let rows_left = plan.n() - plan.depth();
     counted && rows_left <= GPU_MAX_ROWS_LEFT
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn takes_example() {
+        use crate::{EngineChoice, Plan};
+        let deep = Plan::new(32, EngineChoice::D4, None, Some(4)).unwrap();
+        assert!(!crate::gpu::takes(&deep, 0, false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Kernel;
+    use crate::split::EngineChoice;
+
+    #[test]
+    fn every_gpu_subtask_equals_the_cpu_subtask_with_its_nodes() {
+        let Ok(gpu) = Gpu::shared(true) else {
+            // CI runs these on lavapipe and says so: a missing adapter fails there
+            assert!(
+                std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
+                "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
+            );
+            return;
+        };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        for engine in [EngineChoice::Mirror, EngineChoice::D4] {
+            for (n, depth) in [(6, 1), (9, 2), (12, 3), (11, 9), (10, 10)] {
+                let plan = Plan::new(n, engine, None, Some(depth)).unwrap();
+                for unique in [false, true] {
+                    let ids: Vec<usize> = (0..plan.len())
+                        .filter(|&id| takes(&plan, id, unique))
+                        .collect();
+                    let prepared = gpu.prepare(&plan);
+                    let found = gpu.count(&prepared, &ids).unwrap();
+                    for (&id, f) in ids.iter().zip(&found) {
+                        let cpu =
+                            crate::search::run_subtask(&plan, id, unique, Kernel::Scalar, &stop)
+                                .unwrap();
+                        assert_eq!(*f, cpu, "n={n} depth={depth} id={id} {engine:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_gpu_takes_only_subtasks_a_stop_request_can_wait_for() {
+        // no adapter needed: which subtasks go to the GPU depends on the plan alone
+        for (n, depth) in [(32, 4), (24, 5), (18, 2)] {
+            let plan = Plan::new(n, EngineChoice::D4, None, Some(depth)).unwrap();
+            assert!(n - plan.depth() > GPU_MAX_ROWS_LEFT);
+            assert!((0..plan.len()).all(|id| !takes(&plan, id, false)), "n={n}");
+        }
+        let plan = Plan::new(18, EngineChoice::D4, None, Some(4)).unwrap();
+        assert!((0..plan.len()).any(|id| takes(&plan, id, false)));
+    }
 }

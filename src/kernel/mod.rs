@@ -74,7 +74,7 @@ impl Kernel {
     /// Resolves a choice against what this CPU and build support.
     ///
     /// ```
-    /// use nqueens::kernel::{Kernel, KernelChoice};
+    /// use nqueens::{Kernel, KernelChoice};
     /// assert_eq!(Kernel::resolve(KernelChoice::Scalar).unwrap(), Kernel::Scalar);
     /// ```
     pub fn resolve(choice: KernelChoice) -> Result<Kernel, Error> {
@@ -163,21 +163,6 @@ impl Kernel {
 /// the subtask, else with the portable search. `make` gives the leaf (a second one when a
 /// vector kernel gave up half-way). Returns the leaf and the nodes, or `None` when `stop` was
 /// set before the search finished.
-///
-/// ```
-/// use nqueens::board::{Attacks, RowMasks, MAX_N};
-/// use nqueens::kernel::{search, Kernel, Tally};
-/// use std::sync::atomic::AtomicBool;
-/// let (n, masks) = (8, RowMasks::unconstrained(8));
-/// let mut rows = [0u64; MAX_N];
-/// let stop = AtomicBool::new(false);
-/// for kernel in Kernel::available() {
-///     let (tally, _nodes) =
-///         search(kernel, n, &masks, 0, Attacks::default(), &mut rows, Tally::default, &stop)
-///             .unwrap();
-///     assert_eq!(tally.0, 92);
-/// }
-/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn search<L: Leaf>(
     kernel: Kernel,
@@ -241,4 +226,31 @@ fn search_vector<L: Leaf>(
     }
     let _ = (kernel, n, masks, start_row, attacks, prefix, leaf, stop);
     None
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn search_example() {
+        use crate::board::{Attacks, RowMasks, MAX_N};
+        use crate::kernel::{search, Kernel, Tally};
+        use std::sync::atomic::AtomicBool;
+        let (n, masks) = (8, RowMasks::unconstrained(8));
+        let mut rows = [0u64; MAX_N];
+        let stop = AtomicBool::new(false);
+        for kernel in Kernel::available() {
+            let (tally, _nodes) = search(
+                kernel,
+                n,
+                &masks,
+                0,
+                Attacks::default(),
+                &mut rows,
+                Tally::default,
+                &stop,
+            )
+            .unwrap();
+            assert_eq!(tally.0, 92);
+        }
+    }
 }

@@ -9,14 +9,6 @@ use super::Kernel;
 
 /// The diagonals a set of queens occupies, as full-board masks: main diagonal
 /// `row - col + n - 1`, anti-diagonal `row + col` (bits `0..2n-1`).
-///
-/// ```
-/// use nqueens::kernel::sieve::Pattern;
-/// let corner = Pattern::queen(8, 0, 0);
-/// assert_eq!((corner.main, corner.anti), (1 << 7, 1));
-/// assert!(corner.disjoint(Pattern::queen(8, 1, 2)));
-/// assert!(!corner.disjoint(Pattern::queen(8, 7, 7)));
-/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pattern {
     /// Main diagonals (`row - col + n - 1`).
@@ -52,16 +44,6 @@ impl Pattern {
 const BLOCK: usize = 256;
 
 /// One side's patterns, bit-sliced by diagonal.
-///
-/// ```
-/// use nqueens::kernel::sieve::{Pattern, Sieve};
-/// let n = 4;
-/// let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
-/// let mut sieve = Sieve::default();
-/// sieve.load(&side);
-/// // a queen on (1, 3) shares a diagonal with (0, 2) only
-/// assert_eq!(sieve.count_disjoint(&[Pattern::queen(n, 1, 3)]), 1);
-/// ```
 #[derive(Clone, Debug)]
 pub struct Sieve {
     len: usize,
@@ -122,23 +104,9 @@ impl Sieve {
         }
     }
 
-    /// Patterns stored.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no pattern is stored.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Bytes held by the slices.
-    pub fn bytes(&self) -> usize {
-        self.data.capacity() * std::mem::size_of::<[u64; 4]>()
-    }
-
     /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the fastest
     /// loop this CPU runs.
+    #[cfg(test)]
     pub fn count_disjoint(&self, others: &[Pattern]) -> u64 {
         self.count_disjoint_on(vector_kernel().unwrap_or(Kernel::Scalar), others)
     }
@@ -158,11 +126,6 @@ impl Sieve {
 
 /// The kernel the sieve runs when a vector kernel is asked for: AVX2 where the CPU has it
 /// (the AVX-512 machines too: the loop is bound by loads, not by width).
-///
-/// ```
-/// use nqueens::kernel::{sieve, Kernel};
-/// assert!(matches!(sieve::vector_kernel(), None | Some(Kernel::Avx2)));
-/// ```
 pub fn vector_kernel() -> Option<Kernel> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
@@ -253,5 +216,34 @@ mod tests {
             assert_eq!(sieve.count_disjoint(&right), want, "{a} x {b}");
             assert_eq!(count_body(&sieve, &right), want, "portable body, {a} x {b}");
         }
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn pattern_example() {
+        use crate::kernel::sieve::Pattern;
+        let corner = Pattern::queen(8, 0, 0);
+        assert_eq!((corner.main, corner.anti), (1 << 7, 1));
+        assert!(corner.disjoint(Pattern::queen(8, 1, 2)));
+        assert!(!corner.disjoint(Pattern::queen(8, 7, 7)));
+    }
+
+    #[test]
+    fn sieve_example() {
+        use crate::kernel::sieve::{Pattern, Sieve};
+        let n = 4;
+        let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
+        let mut sieve = Sieve::default();
+        sieve.load(&side);
+        // a queen on (1, 3) shares a diagonal with (0, 2) only
+        assert_eq!(sieve.count_disjoint(&[Pattern::queen(n, 1, 3)]), 1);
+    }
+
+    #[test]
+    fn vector_kernel_example() {
+        use crate::kernel::{sieve, Kernel};
+        assert!(matches!(sieve::vector_kernel(), None | Some(Kernel::Avx2)));
     }
 }

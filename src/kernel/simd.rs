@@ -88,7 +88,7 @@ thread_local! {
 /// # Safety
 /// The CPU must support AVX-512F and popcnt, and [`applies`] must hold.
 #[target_feature(enable = "avx512f,popcnt")]
-pub unsafe fn count_avx512<L: Leaf>(
+pub(crate) unsafe fn count_avx512<L: Leaf>(
     n: usize,
     masks: &RowMasks,
     start_row: usize,
@@ -122,7 +122,7 @@ fn with_buffers<L: Leaf, R>(search: impl FnOnce(&mut Buffers) -> R) -> R {
 /// # Safety
 /// The CPU must support AVX2 and popcnt, and [`applies`] must hold.
 #[target_feature(enable = "avx2,popcnt")]
-pub unsafe fn count_avx2<L: Leaf>(
+pub(crate) unsafe fn count_avx2<L: Leaf>(
     n: usize,
     masks: &RowMasks,
     start_row: usize,
@@ -149,145 +149,155 @@ unsafe fn run_avx512<L: Leaf>(
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> VectorCount {
-    use std::arch::x86_64::*;
-    const LANES: usize = 16;
-    let full = crate::board::full_mask(n) as u32;
-    let last = n - 1;
-    if !buf.push_root(masks, start_row, attacks, full) {
-        return VectorCount::Done { nodes: 0 };
-    }
-    // bit r set: row r has pending nodes / at least a vector of them
-    let mut pending: u32 = 1 << start_row;
-    let mut full_rows: u32 = 0;
-    let (mut nodes, mut steps) = (0u64, 0u64);
-    let zero = _mm512_setzero_si512();
-    let board = _mm512_set1_epi32(full as i32);
-    let last_allowed = _mm512_set1_epi32(masks.allowed[last] as u32 as i32);
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    // Packs the lanes set in `$keep` to the front in a register and stores all 16: the
-    // memory form of `vpcompressd` is microcoded and very slow on AMD Zen 4 (and Rust's
-    // compress-store intrinsic always emits it). The lanes past the packed ones land in the
-    // buffer's slack and are never read.
-    macro_rules! compress_store {
-        ($dst:expr, $keep:expr, $v:expr) => {
-            _mm512_storeu_si512($dst as *mut _, _mm512_maskz_compress_epi32($keep, $v))
-        };
-    }
-    while pending != 0 {
-        steps += 1;
-        if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
-            return VectorCount::Stopped;
+    // SAFETY: the caller guarantees the CPU features of `#[target_feature]` and `applies`;
+    // each memory access below states why it stays in its buffer.
+    unsafe {
+        use std::arch::x86_64::*;
+        const LANES: usize = 16;
+        let full = crate::board::full_mask(n) as u32;
+        let last = n - 1;
+        if !buf.push_root(masks, start_row, attacks, full) {
+            return VectorCount::Done { nodes: 0 };
         }
-        let row = next_row(pending, full_rows);
-        let len = buf.len[row];
-        let take = len.min(LANES);
-        let base = len - take;
-        let lanes: __mmask16 = ((1u32 << take) - 1) as __mmask16;
-        // SAFETY (all loads and stores below): `base + take <= len <= CAP`, a row never holds
-        // two vectors so a whole-vector store from `at` stays below `at + 16 <= CAP`, and
-        // masked loads touch only their lanes.
-        debug_assert!(base + LANES <= CAP);
-        let c = _mm512_maskz_loadu_epi32(lanes, buf.cols[row].as_ptr().add(base) as *const i32);
-        let r = _mm512_maskz_loadu_epi32(lanes, buf.right[row].as_ptr().add(base) as *const i32);
-        let l = _mm512_maskz_loadu_epi32(lanes, buf.left[row].as_ptr().add(base) as *const i32);
-        let f = _mm512_maskz_loadu_epi32(lanes, buf.free[row].as_ptr().add(base) as *const i32);
-        let p = if L::NEEDS_BOARD {
-            _mm512_maskz_loadu_epi32(lanes, buf.node[row].as_ptr().add(base) as *const i32)
-        } else {
-            zero
-        };
-        nodes += take as u64;
-        // each lane takes its lowest free square (x & -x)
-        let bit = _mm512_and_si512(f, _mm512_sub_epi32(zero, f));
-        let rest = _mm512_xor_si512(f, bit);
-        let keep = _mm512_mask_cmpneq_epi32_mask(lanes, rest, zero);
-        let at = base;
-        compress_store!(buf.cols[row].as_mut_ptr().add(at), keep, c);
-        compress_store!(buf.right[row].as_mut_ptr().add(at), keep, r);
-        compress_store!(buf.left[row].as_mut_ptr().add(at), keep, l);
-        compress_store!(buf.free[row].as_mut_ptr().add(at), keep, rest);
-        if L::NEEDS_BOARD {
-            compress_store!(buf.node[row].as_mut_ptr().add(at), keep, p);
+        // bit r set: row r has pending nodes / at least a vector of them
+        let mut pending: u32 = 1 << start_row;
+        let mut full_rows: u32 = 0;
+        let (mut nodes, mut steps) = (0u64, 0u64);
+        let zero = _mm512_setzero_si512();
+        let board = _mm512_set1_epi32(full as i32);
+        let last_allowed = _mm512_set1_epi32(masks.allowed[last] as u32 as i32);
+        let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        // Packs the lanes set in `$keep` to the front in a register and stores all 16: the
+        // memory form of `vpcompressd` is microcoded and very slow on AMD Zen 4 (and Rust's
+        // compress-store intrinsic always emits it). The lanes past the packed ones land in the
+        // buffer's slack and are never read.
+        macro_rules! compress_store {
+            ($dst:expr, $keep:expr, $v:expr) => {
+                _mm512_storeu_si512($dst as *mut _, _mm512_maskz_compress_epi32($keep, $v))
+            };
         }
-        buf.len[row] = at + keep.count_ones() as usize;
-        let c2 = _mm512_or_si512(c, bit);
-        let r2 = _mm512_and_si512(_mm512_slli_epi32::<1>(_mm512_or_si512(r, bit)), board);
-        let l2 = _mm512_srli_epi32::<1>(_mm512_or_si512(l, bit));
-        let next = row + 1;
-        let allowed = _mm512_set1_epi32(masks.allowed[next] as u32 as i32);
-        let mut free2 = _mm512_andnot_si512(_mm512_or_si512(c2, _mm512_or_si512(r2, l2)), allowed);
-        if next == masks.must_row {
-            let must = _mm512_set1_epi32(masks.must as u32 as i32);
-            let missing = _mm512_andnot_si512(c2, must);
-            let none = _mm512_cmpeq_epi32_mask(missing, zero);
-            let at_most_one = _mm512_cmpeq_epi32_mask(
-                _mm512_and_si512(missing, _mm512_sub_epi32(missing, _mm512_set1_epi32(1))),
-                zero,
-            );
-            // one missing: this row must take it; two or more: the branch is dead
-            free2 = _mm512_mask_and_epi32(free2, at_most_one & !none, free2, missing);
-            free2 = _mm512_maskz_mov_epi32(at_most_one, free2);
-        }
-        if next + 2 == n {
-            // rows n-2 and n-1: two columns u < v are left; try u then v on row n-2
-            let open = _mm512_andnot_si512(c2, board);
-            let u = _mm512_and_si512(open, _mm512_sub_epi32(zero, open));
-            let v = _mm512_xor_si512(open, u);
-            for (here, there) in [(u, v), (v, u)] {
-                let placed =
-                    _mm512_mask_cmpneq_epi32_mask(lanes, _mm512_and_si512(free2, here), zero);
-                let r3 = _mm512_slli_epi32::<1>(_mm512_or_si512(r2, here));
-                let l3 = _mm512_srli_epi32::<1>(_mm512_or_si512(l2, here));
-                let ok = _mm512_andnot_si512(
-                    _mm512_or_si512(r3, l3),
-                    _mm512_and_si512(there, last_allowed),
+        while pending != 0 {
+            steps += 1;
+            if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
+                return VectorCount::Stopped;
+            }
+            let row = next_row(pending, full_rows);
+            let len = buf.len[row];
+            let take = len.min(LANES);
+            let base = len - take;
+            let lanes: __mmask16 = ((1u32 << take) - 1) as __mmask16;
+            // SAFETY (all loads and stores below): `base + take <= len <= CAP`, a row never holds
+            // two vectors so a whole-vector store from `at` stays below `at + 16 <= CAP`, and
+            // masked loads touch only their lanes.
+            debug_assert!(base + LANES <= CAP);
+            let c = _mm512_maskz_loadu_epi32(lanes, buf.cols[row].as_ptr().add(base) as *const i32);
+            let r =
+                _mm512_maskz_loadu_epi32(lanes, buf.right[row].as_ptr().add(base) as *const i32);
+            let l = _mm512_maskz_loadu_epi32(lanes, buf.left[row].as_ptr().add(base) as *const i32);
+            let f = _mm512_maskz_loadu_epi32(lanes, buf.free[row].as_ptr().add(base) as *const i32);
+            let p = if L::NEEDS_BOARD {
+                _mm512_maskz_loadu_epi32(lanes, buf.node[row].as_ptr().add(base) as *const i32)
+            } else {
+                zero
+            };
+            nodes += take as u64;
+            // each lane takes its lowest free square (x & -x)
+            let bit = _mm512_and_si512(f, _mm512_sub_epi32(zero, f));
+            let rest = _mm512_xor_si512(f, bit);
+            let keep = _mm512_mask_cmpneq_epi32_mask(lanes, rest, zero);
+            let at = base;
+            compress_store!(buf.cols[row].as_mut_ptr().add(at), keep, c);
+            compress_store!(buf.right[row].as_mut_ptr().add(at), keep, r);
+            compress_store!(buf.left[row].as_mut_ptr().add(at), keep, l);
+            compress_store!(buf.free[row].as_mut_ptr().add(at), keep, rest);
+            if L::NEEDS_BOARD {
+                compress_store!(buf.node[row].as_mut_ptr().add(at), keep, p);
+            }
+            buf.len[row] = at + keep.count_ones() as usize;
+            let c2 = _mm512_or_si512(c, bit);
+            let r2 = _mm512_and_si512(_mm512_slli_epi32::<1>(_mm512_or_si512(r, bit)), board);
+            let l2 = _mm512_srli_epi32::<1>(_mm512_or_si512(l, bit));
+            let next = row + 1;
+            let allowed = _mm512_set1_epi32(masks.allowed[next] as u32 as i32);
+            let mut free2 =
+                _mm512_andnot_si512(_mm512_or_si512(c2, _mm512_or_si512(r2, l2)), allowed);
+            if next == masks.must_row {
+                let must = _mm512_set1_epi32(masks.must as u32 as i32);
+                let missing = _mm512_andnot_si512(c2, must);
+                let none = _mm512_cmpeq_epi32_mask(missing, zero);
+                let at_most_one = _mm512_cmpeq_epi32_mask(
+                    _mm512_and_si512(missing, _mm512_sub_epi32(missing, _mm512_set1_epi32(1))),
+                    zero,
                 );
-                let solved = _mm512_mask_cmpneq_epi32_mask(placed, ok, zero);
-                nodes += placed.count_ones() as u64;
-                if L::NEEDS_BOARD {
-                    if solved != 0 {
-                        let mut lanes_of = [[0u32; LANES]; 4];
-                        for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
-                            _mm512_storeu_si512(dst.as_mut_ptr() as *mut _, v);
+                // one missing: this row must take it; two or more: the branch is dead
+                free2 = _mm512_mask_and_epi32(free2, at_most_one & !none, free2, missing);
+                free2 = _mm512_maskz_mov_epi32(at_most_one, free2);
+            }
+            if next + 2 == n {
+                // rows n-2 and n-1: two columns u < v are left; try u then v on row n-2
+                let open = _mm512_andnot_si512(c2, board);
+                let u = _mm512_and_si512(open, _mm512_sub_epi32(zero, open));
+                let v = _mm512_xor_si512(open, u);
+                for (here, there) in [(u, v), (v, u)] {
+                    let placed =
+                        _mm512_mask_cmpneq_epi32_mask(lanes, _mm512_and_si512(free2, here), zero);
+                    let r3 = _mm512_slli_epi32::<1>(_mm512_or_si512(r2, here));
+                    let l3 = _mm512_srli_epi32::<1>(_mm512_or_si512(l2, here));
+                    let ok = _mm512_andnot_si512(
+                        _mm512_or_si512(r3, l3),
+                        _mm512_and_si512(there, last_allowed),
+                    );
+                    let solved = _mm512_mask_cmpneq_epi32_mask(placed, ok, zero);
+                    nodes += placed.count_ones() as u64;
+                    if L::NEEDS_BOARD {
+                        if solved != 0 {
+                            let mut lanes_of = [[0u32; LANES]; 4];
+                            for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
+                                _mm512_storeu_si512(dst.as_mut_ptr() as *mut _, v);
+                            }
+                            emit_tracked(buf, leaf, prefix, n, row, solved as u32, &lanes_of);
                         }
-                        emit_tracked(buf, leaf, prefix, n, row, solved as u32, &lanes_of);
+                    } else {
+                        leaf.add_solutions(solved.count_ones() as u64);
                     }
-                } else {
-                    leaf.add_solutions(solved.count_ones() as u64);
                 }
-            }
-        } else {
-            let push = _mm512_mask_cmpneq_epi32_mask(lanes, free2, zero);
-            let at = buf.len[next];
-            debug_assert!(at + LANES <= CAP);
-            compress_store!(buf.cols[next].as_mut_ptr().add(at), push, c2);
-            compress_store!(buf.right[next].as_mut_ptr().add(at), push, r2);
-            compress_store!(buf.left[next].as_mut_ptr().add(at), push, l2);
-            compress_store!(buf.free[next].as_mut_ptr().add(at), push, free2);
-            let pushed = push.count_ones() as usize;
-            if L::NEEDS_BOARD && pushed > 0 {
-                let entry = buf.parent.len();
-                if entry + pushed > ARENA_CAP {
-                    return VectorCount::TooLarge;
+            } else {
+                let push = _mm512_mask_cmpneq_epi32_mask(lanes, free2, zero);
+                let at = buf.len[next];
+                debug_assert!(at + LANES <= CAP);
+                compress_store!(buf.cols[next].as_mut_ptr().add(at), push, c2);
+                compress_store!(buf.right[next].as_mut_ptr().add(at), push, r2);
+                compress_store!(buf.left[next].as_mut_ptr().add(at), push, l2);
+                compress_store!(buf.free[next].as_mut_ptr().add(at), push, free2);
+                let pushed = push.count_ones() as usize;
+                if L::NEEDS_BOARD && pushed > 0 {
+                    let entry = buf.parent.len();
+                    if entry + pushed > ARENA_CAP {
+                        return VectorCount::TooLarge;
+                    }
+                    // SAFETY: `reserve(ARENA_CAP + LANE_SLACK)` made room for 16 lanes from any
+                    // `entry <= ARENA_CAP`; `set_len` then keeps only the `pushed` packed ones.
+                    compress_store!(buf.parent.as_mut_ptr().add(entry), push, p);
+                    compress_store!(buf.column.as_mut_ptr().add(entry), push, bit);
+                    buf.parent.set_len(entry + pushed);
+                    buf.column.set_len(entry + pushed);
+                    let ids = _mm512_add_epi32(iota, _mm512_set1_epi32(entry as i32));
+                    let first: __mmask16 = ((1u32 << pushed) - 1) as __mmask16;
+                    _mm512_mask_storeu_epi32(
+                        buf.node[next].as_mut_ptr().add(at) as *mut _,
+                        first,
+                        ids,
+                    );
                 }
-                // SAFETY: `reserve(ARENA_CAP + LANE_SLACK)` made room for 16 lanes from any
-                // `entry <= ARENA_CAP`; `set_len` then keeps only the `pushed` packed ones.
-                compress_store!(buf.parent.as_mut_ptr().add(entry), push, p);
-                compress_store!(buf.column.as_mut_ptr().add(entry), push, bit);
-                buf.parent.set_len(entry + pushed);
-                buf.column.set_len(entry + pushed);
-                let ids = _mm512_add_epi32(iota, _mm512_set1_epi32(entry as i32));
-                let first: __mmask16 = ((1u32 << pushed) - 1) as __mmask16;
-                _mm512_mask_storeu_epi32(buf.node[next].as_mut_ptr().add(at) as *mut _, first, ids);
+                let grown = at + pushed;
+                debug_assert!(grown <= CAP);
+                buf.len[next] = grown;
+                set_row(&mut pending, &mut full_rows, next, grown, LANES);
             }
-            let grown = at + pushed;
-            debug_assert!(grown <= CAP);
-            buf.len[next] = grown;
-            set_row(&mut pending, &mut full_rows, next, grown, LANES);
+            set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
         }
-        set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
+        VectorCount::Done { nodes }
     }
-    VectorCount::Done { nodes }
 }
 
 /// Lane `i` of the permutation that packs the lanes set in an 8-bit mask to the front.
@@ -320,161 +330,166 @@ unsafe fn run_avx2<L: Leaf>(
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> VectorCount {
-    use std::arch::x86_64::*;
-    const LANES: usize = 8;
-    // lanes of `v` that are not zero, as a bit mask
-    macro_rules! nonzero {
-        ($v:expr) => {
-            (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
-                $v,
-                _mm256_setzero_si256(),
-            ))) ^ 0xFF) as u32
-        };
-    }
-    // writes the lanes of `v` set in `mask`, packed, at `ptr` (all 8 lanes are written)
-    macro_rules! compress_store {
-        ($ptr:expr, $mask:expr, $v:expr) => {
-            _mm256_storeu_si256(
-                $ptr as *mut __m256i,
-                _mm256_permutevar8x32_epi32(
+    // SAFETY: the caller guarantees the CPU features of `#[target_feature]` and `applies`;
+    // each memory access below states why it stays in its buffer.
+    unsafe {
+        use std::arch::x86_64::*;
+        const LANES: usize = 8;
+        // lanes of `v` that are not zero, as a bit mask
+        macro_rules! nonzero {
+            ($v:expr) => {
+                (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
                     $v,
-                    _mm256_loadu_si256(COMPRESS[$mask as usize].as_ptr() as *const __m256i),
-                ),
-            )
-        };
-    }
-    let full = crate::board::full_mask(n) as u32;
-    let last = n - 1;
-    if !buf.push_root(masks, start_row, attacks, full) {
-        return VectorCount::Done { nodes: 0 };
-    }
-    let mut pending: u32 = 1 << start_row;
-    let mut full_rows: u32 = 0;
-    let (mut nodes, mut steps) = (0u64, 0u64);
-    let zero = _mm256_setzero_si256();
-    let one = _mm256_set1_epi32(1);
-    let board = _mm256_set1_epi32(full as i32);
-    let last_allowed = _mm256_set1_epi32(masks.allowed[last] as u32 as i32);
-    let iota = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-    while pending != 0 {
-        steps += 1;
-        if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
-            return VectorCount::Stopped;
+                    _mm256_setzero_si256(),
+                ))) ^ 0xFF) as u32
+            };
         }
-        let row = next_row(pending, full_rows);
-        let len = buf.len[row];
-        let take = len.min(LANES);
-        let base = len - take;
-        let lanes = (1u32 << take) - 1;
-        let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(take as i32), iota);
-        // SAFETY (loads and stores below): rows hold fewer than two vectors and CAP leaves a
-        // vector of room past any row's end, so every full 8-lane access stays in the array;
-        // lanes past `take` are zeroed by `active` or overwritten later.
-        macro_rules! load {
-            ($src:expr) => {
-                _mm256_and_si256(
-                    _mm256_loadu_si256($src.as_ptr().add(base) as *const __m256i),
-                    active,
+        // writes the lanes of `v` set in `mask`, packed, at `ptr` (all 8 lanes are written)
+        macro_rules! compress_store {
+            ($ptr:expr, $mask:expr, $v:expr) => {
+                _mm256_storeu_si256(
+                    $ptr as *mut __m256i,
+                    _mm256_permutevar8x32_epi32(
+                        $v,
+                        _mm256_loadu_si256(COMPRESS[$mask as usize].as_ptr() as *const __m256i),
+                    ),
                 )
             };
         }
-        let c = load!(buf.cols[row]);
-        let r = load!(buf.right[row]);
-        let l = load!(buf.left[row]);
-        let f = load!(buf.free[row]);
-        let p = if L::NEEDS_BOARD {
-            load!(buf.node[row])
-        } else {
-            zero
-        };
-        nodes += take as u64;
-        let bit = _mm256_and_si256(f, _mm256_sub_epi32(zero, f));
-        let rest = _mm256_xor_si256(f, bit);
-        let keep = nonzero!(rest) & lanes;
-        let at = base;
-        compress_store!(buf.cols[row].as_mut_ptr().add(at), keep, c);
-        compress_store!(buf.right[row].as_mut_ptr().add(at), keep, r);
-        compress_store!(buf.left[row].as_mut_ptr().add(at), keep, l);
-        compress_store!(buf.free[row].as_mut_ptr().add(at), keep, rest);
-        if L::NEEDS_BOARD {
-            compress_store!(buf.node[row].as_mut_ptr().add(at), keep, p);
+        let full = crate::board::full_mask(n) as u32;
+        let last = n - 1;
+        if !buf.push_root(masks, start_row, attacks, full) {
+            return VectorCount::Done { nodes: 0 };
         }
-        buf.len[row] = at + keep.count_ones() as usize;
-        let c2 = _mm256_or_si256(c, bit);
-        let r2 = _mm256_and_si256(_mm256_slli_epi32::<1>(_mm256_or_si256(r, bit)), board);
-        let l2 = _mm256_srli_epi32::<1>(_mm256_or_si256(l, bit));
-        let next = row + 1;
-        let allowed = _mm256_set1_epi32(masks.allowed[next] as u32 as i32);
-        let mut free2 = _mm256_andnot_si256(_mm256_or_si256(c2, _mm256_or_si256(r2, l2)), allowed);
-        if next == masks.must_row {
-            let must = _mm256_set1_epi32(masks.must as u32 as i32);
-            let missing = _mm256_andnot_si256(c2, must);
-            let none = _mm256_cmpeq_epi32(missing, zero);
-            let at_most_one = _mm256_cmpeq_epi32(
-                _mm256_and_si256(missing, _mm256_sub_epi32(missing, one)),
-                zero,
-            );
-            // one missing: this row must take it; two or more: the branch is dead
-            let forced = _mm256_andnot_si256(none, at_most_one);
-            free2 = _mm256_blendv_epi8(free2, _mm256_and_si256(free2, missing), forced);
-            free2 = _mm256_and_si256(free2, at_most_one);
-        }
-        if next + 2 == n {
-            let open = _mm256_andnot_si256(c2, board);
-            let u = _mm256_and_si256(open, _mm256_sub_epi32(zero, open));
-            let v = _mm256_xor_si256(open, u);
-            for (here, there) in [(u, v), (v, u)] {
-                let placed = nonzero!(_mm256_and_si256(free2, here)) & lanes;
-                let r3 = _mm256_slli_epi32::<1>(_mm256_or_si256(r2, here));
-                let l3 = _mm256_srli_epi32::<1>(_mm256_or_si256(l2, here));
-                let ok = _mm256_andnot_si256(
-                    _mm256_or_si256(r3, l3),
-                    _mm256_and_si256(there, last_allowed),
+        let mut pending: u32 = 1 << start_row;
+        let mut full_rows: u32 = 0;
+        let (mut nodes, mut steps) = (0u64, 0u64);
+        let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi32(1);
+        let board = _mm256_set1_epi32(full as i32);
+        let last_allowed = _mm256_set1_epi32(masks.allowed[last] as u32 as i32);
+        let iota = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+        while pending != 0 {
+            steps += 1;
+            if steps % STOP_CHECK_STEPS == 0 && stop.load(Ordering::Relaxed) {
+                return VectorCount::Stopped;
+            }
+            let row = next_row(pending, full_rows);
+            let len = buf.len[row];
+            let take = len.min(LANES);
+            let base = len - take;
+            let lanes = (1u32 << take) - 1;
+            let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(take as i32), iota);
+            // SAFETY (loads and stores below): rows hold fewer than two vectors and CAP leaves a
+            // vector of room past any row's end, so every full 8-lane access stays in the array;
+            // lanes past `take` are zeroed by `active` or overwritten later.
+            macro_rules! load {
+                ($src:expr) => {
+                    _mm256_and_si256(
+                        _mm256_loadu_si256($src.as_ptr().add(base) as *const __m256i),
+                        active,
+                    )
+                };
+            }
+            let c = load!(buf.cols[row]);
+            let r = load!(buf.right[row]);
+            let l = load!(buf.left[row]);
+            let f = load!(buf.free[row]);
+            let p = if L::NEEDS_BOARD {
+                load!(buf.node[row])
+            } else {
+                zero
+            };
+            nodes += take as u64;
+            let bit = _mm256_and_si256(f, _mm256_sub_epi32(zero, f));
+            let rest = _mm256_xor_si256(f, bit);
+            let keep = nonzero!(rest) & lanes;
+            let at = base;
+            compress_store!(buf.cols[row].as_mut_ptr().add(at), keep, c);
+            compress_store!(buf.right[row].as_mut_ptr().add(at), keep, r);
+            compress_store!(buf.left[row].as_mut_ptr().add(at), keep, l);
+            compress_store!(buf.free[row].as_mut_ptr().add(at), keep, rest);
+            if L::NEEDS_BOARD {
+                compress_store!(buf.node[row].as_mut_ptr().add(at), keep, p);
+            }
+            buf.len[row] = at + keep.count_ones() as usize;
+            let c2 = _mm256_or_si256(c, bit);
+            let r2 = _mm256_and_si256(_mm256_slli_epi32::<1>(_mm256_or_si256(r, bit)), board);
+            let l2 = _mm256_srli_epi32::<1>(_mm256_or_si256(l, bit));
+            let next = row + 1;
+            let allowed = _mm256_set1_epi32(masks.allowed[next] as u32 as i32);
+            let mut free2 =
+                _mm256_andnot_si256(_mm256_or_si256(c2, _mm256_or_si256(r2, l2)), allowed);
+            if next == masks.must_row {
+                let must = _mm256_set1_epi32(masks.must as u32 as i32);
+                let missing = _mm256_andnot_si256(c2, must);
+                let none = _mm256_cmpeq_epi32(missing, zero);
+                let at_most_one = _mm256_cmpeq_epi32(
+                    _mm256_and_si256(missing, _mm256_sub_epi32(missing, one)),
+                    zero,
                 );
-                let solved = nonzero!(ok) & placed;
-                nodes += placed.count_ones() as u64;
-                if L::NEEDS_BOARD {
-                    if solved != 0 {
-                        let mut lanes_of = [[0u32; LANES]; 4];
-                        for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
-                            _mm256_storeu_si256(dst.as_mut_ptr() as *mut __m256i, v);
+                // one missing: this row must take it; two or more: the branch is dead
+                let forced = _mm256_andnot_si256(none, at_most_one);
+                free2 = _mm256_blendv_epi8(free2, _mm256_and_si256(free2, missing), forced);
+                free2 = _mm256_and_si256(free2, at_most_one);
+            }
+            if next + 2 == n {
+                let open = _mm256_andnot_si256(c2, board);
+                let u = _mm256_and_si256(open, _mm256_sub_epi32(zero, open));
+                let v = _mm256_xor_si256(open, u);
+                for (here, there) in [(u, v), (v, u)] {
+                    let placed = nonzero!(_mm256_and_si256(free2, here)) & lanes;
+                    let r3 = _mm256_slli_epi32::<1>(_mm256_or_si256(r2, here));
+                    let l3 = _mm256_srli_epi32::<1>(_mm256_or_si256(l2, here));
+                    let ok = _mm256_andnot_si256(
+                        _mm256_or_si256(r3, l3),
+                        _mm256_and_si256(there, last_allowed),
+                    );
+                    let solved = nonzero!(ok) & placed;
+                    nodes += placed.count_ones() as u64;
+                    if L::NEEDS_BOARD {
+                        if solved != 0 {
+                            let mut lanes_of = [[0u32; LANES]; 4];
+                            for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
+                                _mm256_storeu_si256(dst.as_mut_ptr() as *mut __m256i, v);
+                            }
+                            emit_tracked(buf, leaf, prefix, n, row, solved, &lanes_of);
                         }
-                        emit_tracked(buf, leaf, prefix, n, row, solved, &lanes_of);
+                    } else {
+                        leaf.add_solutions(solved.count_ones() as u64);
                     }
-                } else {
-                    leaf.add_solutions(solved.count_ones() as u64);
                 }
-            }
-        } else {
-            let push = nonzero!(free2) & lanes;
-            let at = buf.len[next];
-            compress_store!(buf.cols[next].as_mut_ptr().add(at), push, c2);
-            compress_store!(buf.right[next].as_mut_ptr().add(at), push, r2);
-            compress_store!(buf.left[next].as_mut_ptr().add(at), push, l2);
-            compress_store!(buf.free[next].as_mut_ptr().add(at), push, free2);
-            let pushed = push.count_ones() as usize;
-            if L::NEEDS_BOARD && pushed > 0 {
-                let entry = buf.parent.len();
-                if entry + pushed > ARENA_CAP {
-                    return VectorCount::TooLarge;
+            } else {
+                let push = nonzero!(free2) & lanes;
+                let at = buf.len[next];
+                compress_store!(buf.cols[next].as_mut_ptr().add(at), push, c2);
+                compress_store!(buf.right[next].as_mut_ptr().add(at), push, r2);
+                compress_store!(buf.left[next].as_mut_ptr().add(at), push, l2);
+                compress_store!(buf.free[next].as_mut_ptr().add(at), push, free2);
+                let pushed = push.count_ones() as usize;
+                if L::NEEDS_BOARD && pushed > 0 {
+                    let entry = buf.parent.len();
+                    if entry + pushed > ARENA_CAP {
+                        return VectorCount::TooLarge;
+                    }
+                    // SAFETY: the arena reserved ARENA_CAP + LANE_SLACK entries, so the full
+                    // 8-lane stores at `entry < ARENA_CAP` fit; only `pushed` of them are kept.
+                    compress_store!(buf.parent.as_mut_ptr().add(entry), push, p);
+                    compress_store!(buf.column.as_mut_ptr().add(entry), push, bit);
+                    buf.parent.set_len(entry + pushed);
+                    buf.column.set_len(entry + pushed);
+                    let ids = _mm256_add_epi32(iota, _mm256_set1_epi32(entry as i32));
+                    _mm256_storeu_si256(buf.node[next].as_mut_ptr().add(at) as *mut __m256i, ids);
                 }
-                // SAFETY: the arena reserved ARENA_CAP + LANE_SLACK entries, so the full
-                // 8-lane stores at `entry < ARENA_CAP` fit; only `pushed` of them are kept.
-                compress_store!(buf.parent.as_mut_ptr().add(entry), push, p);
-                compress_store!(buf.column.as_mut_ptr().add(entry), push, bit);
-                buf.parent.set_len(entry + pushed);
-                buf.column.set_len(entry + pushed);
-                let ids = _mm256_add_epi32(iota, _mm256_set1_epi32(entry as i32));
-                _mm256_storeu_si256(buf.node[next].as_mut_ptr().add(at) as *mut __m256i, ids);
+                let grown = at + pushed;
+                debug_assert!(grown + LANES <= CAP);
+                buf.len[next] = grown;
+                set_row(&mut pending, &mut full_rows, next, grown, LANES);
             }
-            let grown = at + pushed;
-            debug_assert!(grown + LANES <= CAP);
-            buf.len[next] = grown;
-            set_row(&mut pending, &mut full_rows, next, grown, LANES);
+            set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
         }
-        set_row(&mut pending, &mut full_rows, row, buf.len[row], LANES);
+        VectorCount::Done { nodes }
     }
-    VectorCount::Done { nodes }
 }
 
 /// Rebuilds the board of every lane set in `solved` and hands it to `leaf`. `lanes` holds,

@@ -83,12 +83,6 @@ struct Work {
 
 impl Layout {
     /// The units of an `n`×`n` board, `n` from 1 to [`QUADRANT_MAX_N`].
-    ///
-    /// ```
-    /// use nqueens::quadrant::Layout;
-    /// // 8x8: 70 row sets of four rows, 23 up to the board's symmetries
-    /// assert_eq!(Layout::new(8).len(), 23);
-    /// ```
     pub fn new(n: usize) -> Layout {
         assert!(
             (1..=QUADRANT_MAX_N).contains(&n),
@@ -104,11 +98,6 @@ impl Layout {
     /// Number of units.
     pub fn len(&self) -> usize {
         self.units.len()
-    }
-
-    /// Whether there is no unit (never: every board has at least one).
-    pub fn is_empty(&self) -> bool {
-        self.units.is_empty()
     }
 
     /// Feeds the unit list, in order, to a plan digest.
@@ -302,12 +291,6 @@ fn units(n: usize) -> Vec<Unit> {
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
 /// than d4 on one thread (N = 16, 17, 18: 1.9×, 1.8×, 1.35× on an AVX2 Zen 3; N = 15 and
 /// below d4 is as fast or faster).
-///
-/// ```
-/// assert!(!nqueens::quadrant::auto_takes(15));
-/// assert!(nqueens::quadrant::auto_takes(16));
-/// assert!(!nqueens::quadrant::auto_takes(19));
-/// ```
 pub fn auto_takes(n: usize) -> bool {
     (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
 }
@@ -378,5 +361,22 @@ mod tests {
             let weights: u64 = units(n).iter().map(|u| u64::from(u.weight)).sum();
             assert_eq!(weights, sets, "n = {n}");
         }
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn new_example() {
+        use crate::quadrant::Layout;
+        // 8x8: 70 row sets of four rows, 23 up to the board's symmetries
+        assert_eq!(Layout::new(8).len(), 23);
+    }
+
+    #[test]
+    fn auto_takes_example() {
+        assert!(!crate::quadrant::auto_takes(15));
+        assert!(crate::quadrant::auto_takes(16));
+        assert!(!crate::quadrant::auto_takes(19));
     }
 }

@@ -100,14 +100,6 @@ impl Symmetry {
 }
 
 /// The canonical form of solution `q` and its orbit size.
-///
-/// ```
-/// use nqueens::symmetry::canonical;
-/// // 0-based columns of the 6x6 solution "2 4 6 1 3 5"
-/// let (form, orbit) = canonical(&[1, 3, 5, 0, 2, 4]);
-/// assert_eq!(form, vec![1, 3, 5, 0, 2, 4]);
-/// assert_eq!(orbit, 4);
-/// ```
 pub fn canonical(q: &[u8]) -> (Vec<u8>, usize) {
     let n = q.len();
     let mut best = [0u8; MAX_N];
@@ -136,14 +128,27 @@ pub fn inverse(q: &[u8]) -> [u8; MAX_N] {
 }
 
 /// Whether `q` is the canonical form of its class (no image is lexicographically smaller).
-///
-/// ```
-/// assert!(nqueens::symmetry::is_canonical(&[1, 3, 5, 0, 2, 4]));
-/// assert!(!nqueens::symmetry::is_canonical(&[4, 2, 0, 5, 3, 1]));
-/// ```
 pub fn is_canonical(q: &[u8]) -> bool {
     let inv = inverse(q);
     Symmetry::ALL[1..]
         .iter()
         .all(|sym| sym.compare_image(q, &inv[..q.len()]) != std::cmp::Ordering::Less)
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn canonical_example() {
+        use crate::symmetry::canonical;
+        // 0-based columns of the 6x6 solution "2 4 6 1 3 5"
+        let (form, orbit) = canonical(&[1, 3, 5, 0, 2, 4]);
+        assert_eq!(form, vec![1, 3, 5, 0, 2, 4]);
+        assert_eq!(orbit, 4);
+    }
+
+    #[test]
+    fn is_canonical_example() {
+        assert!(crate::symmetry::is_canonical(&[1, 3, 5, 0, 2, 4]));
+        assert!(!crate::symmetry::is_canonical(&[4, 2, 0, 5, 3, 1]));
+    }
 }

@@ -47,7 +47,7 @@ fn count_json_has_the_contract_fields() {
     assert_eq!(v["unique"], "92");
     assert_eq!(v["threads"], 2);
     assert_eq!(v["engine"], "d4");
-    let best = nqueens::kernel::Kernel::resolve(nqueens::KernelChoice::Auto).unwrap();
+    let best = nqueens::Kernel::resolve(nqueens::KernelChoice::Auto).unwrap();
     assert_eq!(v["kernel"], best.name());
     let (_, scalar, _) = run(&["count", "10", "--json", "--kernel", "scalar"]);
     assert!(scalar.contains("\"kernel\":\"scalar\""));
@@ -78,7 +78,7 @@ fn count_prefix_and_engines_agree() {
 fn kernels_tested() {
     // `cargo test kernels_tested -- --nocapture` (run by .ci/run) names the kernels this
     // machine runs, which every kernel-aware test iterates over
-    let names: Vec<&str> = nqueens::kernel::Kernel::available()
+    let names: Vec<&str> = nqueens::Kernel::available()
         .iter()
         .map(|k| k.name())
         .collect();
@@ -235,7 +235,7 @@ fn refusals_name_flags_on_the_command_line_and_not_in_the_library() {
         );
     }
     let missing = ["avx2", "avx512"].into_iter().find(|name| {
-        !nqueens::kernel::Kernel::available()
+        !nqueens::Kernel::available()
             .iter()
             .any(|k| k.name() == *name)
     });

@@ -3,7 +3,7 @@
 use crate::cli::{nqueens, run};
 use crate::oeis::known;
 use nqueens::count_subtasks;
-use nqueens::shard::Shard;
+use nqueens::Shard;
 use nqueens::{CountOptions, EngineChoice};
 use std::path::Path;
 use std::process::{Command, Stdio};

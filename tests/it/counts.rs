@@ -2,20 +2,20 @@
 
 use crate::naive;
 use crate::oeis::known;
-use nqueens::split::{EngineChoice, Plan};
 use nqueens::{count, count_completions, CountOptions, KernelChoice};
+use nqueens::{EngineChoice, Plan};
 
 /// Every kernel this machine runs, named on stderr so a run shows which were tested.
 pub fn kernels(test: &str) -> Vec<KernelChoice> {
-    let available = nqueens::kernel::Kernel::available();
+    let available = nqueens::Kernel::available();
     let names: Vec<&str> = available.iter().map(|k| k.name()).collect();
     eprintln!("{test}: kernels tested: {}", names.join(", "));
     available
         .into_iter()
         .map(|k| match k {
-            nqueens::kernel::Kernel::Scalar => KernelChoice::Scalar,
-            nqueens::kernel::Kernel::Avx2 => KernelChoice::Avx2,
-            nqueens::kernel::Kernel::Avx512 => KernelChoice::Avx512,
+            nqueens::Kernel::Scalar => KernelChoice::Scalar,
+            nqueens::Kernel::Avx2 => KernelChoice::Avx2,
+            nqueens::Kernel::Avx512 => KernelChoice::Avx512,
         })
         .collect()
 }
@@ -60,17 +60,14 @@ fn a000170_and_a002562_with_every_engine_and_kernel() {
 
 #[test]
 fn kernels_agree_on_every_subtask_and_its_nodes() {
-    use nqueens::search::run_subtask;
-    use std::sync::atomic::AtomicBool;
-    let stop = AtomicBool::new(false);
-    let available = nqueens::kernel::Kernel::available();
+    let available = nqueens::Kernel::available();
     for engine in [EngineChoice::Mirror, EngineChoice::D4] {
         for n in [5, 9, 13] {
             let plan = Plan::new(n, engine, None, Some(2)).unwrap();
             for id in 0..plan.len() {
                 let results: Vec<_> = available
                     .iter()
-                    .map(|&k| run_subtask(&plan, id, false, k, &stop).unwrap())
+                    .map(|&k| plan.count_subtask(id, false, k))
                     .collect();
                 assert!(
                     results.windows(2).all(|w| w[0] == w[1]),
@@ -86,7 +83,7 @@ fn engine_sizes(
     engine: EngineChoice,
     range: std::ops::RangeInclusive<usize>,
 ) -> impl Iterator<Item = usize> {
-    range.filter(move |&n| engine != EngineChoice::D4 || n >= nqueens::split::D4_MIN_N)
+    range.filter(move |&n| engine != EngineChoice::D4 || n >= nqueens::D4_MIN_N)
 }
 
 #[test]

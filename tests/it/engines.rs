@@ -1,8 +1,7 @@
 //! The full-symmetry engine against mirror halving and brute force, solution by solution.
 
 use crate::naive;
-use nqueens::search::for_each_counted;
-use nqueens::split::{EngineChoice, Plan};
+use nqueens::{EngineChoice, Plan};
 use std::collections::BTreeMap;
 
 /// canonical form -> (number of counted boards in the class, weight they add up to)
@@ -10,7 +9,7 @@ fn classes(n: usize, engine: EngineChoice, depth: usize) -> BTreeMap<Vec<usize>,
     let plan = Plan::new(n, engine, None, Some(depth.min(n))).unwrap();
     let mut map = BTreeMap::new();
     for id in 0..plan.len() {
-        for_each_counted(&plan, id, |q, weight| {
+        plan.for_each_counted(id, |q, weight| {
             let q: Vec<usize> = q.iter().map(|&c| c as usize).collect();
             assert!(naive::is_solution(&q), "{q:?}");
             let entry = map.entry(naive::canonical(&q)).or_insert((0, 0));

@@ -7,7 +7,7 @@ use crate::cli::run;
 use crate::cluster::{bin, merge_files, shard_record, write};
 use crate::naive;
 use crate::oeis::known;
-use nqueens::split::{EngineChoice, Plan};
+use nqueens::EngineChoice;
 use nqueens::{count, count_completions, CountOptions, DeviceChoice};
 use proptest::prelude::*;
 use std::process::{Command, Stdio};
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 /// The adapter the tests run on, or `None` (then they are skipped, unless CI asks for one).
 fn adapter(test: &str) -> Option<String> {
-    let found = nqueens::device::probe_gpu();
+    let found = nqueens::probe_gpu();
     if found.is_none() {
         assert!(
             std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
@@ -64,34 +64,6 @@ fn gpu_equals_cpu_for_n_1_to_14_with_both_engines() {
                         c.gpu_subtasks > 0,
                         "n={n} {engine:?}: the GPU counted nothing"
                     );
-                }
-            }
-        }
-    }
-}
-
-#[test]
-fn every_gpu_subtask_equals_the_cpu_subtask_with_its_nodes() {
-    if adapter("every_gpu_subtask").is_none() {
-        return;
-    }
-    use nqueens::search::run_subtask;
-    let gpu = nqueens::gpu::Gpu::shared(true).unwrap();
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    for engine in [EngineChoice::Mirror, EngineChoice::D4] {
-        for (n, depth) in [(6, 1), (9, 2), (12, 3), (11, 9), (10, 10)] {
-            let plan = Plan::new(n, engine, None, Some(depth)).unwrap();
-            for unique in [false, true] {
-                let ids: Vec<usize> = (0..plan.len())
-                    .filter(|&id| nqueens::gpu::takes(&plan, id, unique))
-                    .collect();
-                let prepared = gpu.prepare(&plan);
-                let found = gpu.count(&prepared, &ids).unwrap();
-                for (&id, f) in ids.iter().zip(&found) {
-                    let cpu =
-                        run_subtask(&plan, id, unique, nqueens::kernel::Kernel::Scalar, &stop)
-                            .unwrap();
-                    assert_eq!(*f, cpu, "n={n} depth={depth} id={id} {engine:?}");
                 }
             }
         }
@@ -272,17 +244,4 @@ fn device_gpu_without_an_adapter_is_a_runtime_failure_and_auto_skips_software_ad
     // --device appears in --stats
     let (_, _, err) = run(&["count", "8", "--device", "cpu", "--stats"]);
     assert!(err.contains("device=cpu"), "{err}");
-}
-
-#[test]
-fn the_gpu_takes_only_subtasks_a_stop_request_can_wait_for() {
-    use nqueens::gpu::{takes, GPU_MAX_ROWS_LEFT};
-    // no adapter needed: which subtasks go to the GPU depends on the plan alone
-    for (n, depth) in [(32, 4), (24, 5), (18, 2)] {
-        let plan = Plan::new(n, EngineChoice::D4, None, Some(depth)).unwrap();
-        assert!(n - plan.depth() > GPU_MAX_ROWS_LEFT);
-        assert!((0..plan.len()).all(|id| !takes(&plan, id, false)), "n={n}");
-    }
-    let plan = Plan::new(18, EngineChoice::D4, None, Some(4)).unwrap();
-    assert!((0..plan.len()).any(|id| takes(&plan, id, false)));
 }

@@ -3,9 +3,9 @@
 use crate::cli::run;
 use crate::naive;
 use crate::oeis::known;
-use nqueens::list::{ListOptions, Lister};
-use nqueens::render::Format;
+use nqueens::Format;
 use nqueens::Solution;
+use nqueens::{ListOptions, Lister};
 use std::process::Stdio;
 
 fn golden(name: &str) -> String {

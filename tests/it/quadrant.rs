@@ -3,7 +3,7 @@
 use crate::cli::run;
 use crate::cluster::{merge_files, shard_files, shard_record, write};
 use crate::oeis::known;
-use nqueens::kernel::KernelChoice;
+use nqueens::KernelChoice;
 use nqueens::{count, CountOptions, EngineChoice};
 
 fn opts(engine: EngineChoice, kernel: KernelChoice) -> CountOptions {
