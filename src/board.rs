@@ -13,6 +13,8 @@ use crate::error::Error;
 
 /// The largest supported board side: the masks are `u64`, and a diagonal shifted left once per
 /// row reaches at most bit `2 * MAX_N - 1 = 63`, so no bit is ever lost.
+///
+/// A bound: [`crate::Error`]'s example shows the refusal past it.
 pub const MAX_N: usize = 32;
 
 /// All columns of an `n`-wide board.

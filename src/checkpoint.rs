@@ -23,11 +23,21 @@ use std::path::{Path, PathBuf};
 const FORMAT: &str = "nqueens-checkpoint";
 /// Bumped whenever the body or the subtask order changes meaning (2: per-subtask results and
 /// the plan digest).
+///
+/// A format constant: no example, it is only read.
 pub const FORMAT_VERSION: u32 = 2;
 /// Symbolic links followed before giving up (as the kernel's own limit).
 const MAX_LINKS: usize = 40;
 
 /// Everything that must match for a checkpoint to be resumed by a run.
+///
+/// ```
+/// use nqueens::{run, CountOptions, Hooks, RunSettings, Shard};
+/// let settings = RunSettings { shard: Shard::new(1, 3).unwrap(), ..RunSettings::new(9, CountOptions::default(), None) };
+/// let id = run(&settings, &Hooks::default()).unwrap().identity;
+/// assert_eq!((id.n, id.shard, id.unique), (9, Shard::new(1, 3).unwrap(), false));
+/// assert_eq!(id.plan_digest.len(), 8);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunIdentity {
     /// Board side.
@@ -50,6 +60,8 @@ pub struct RunIdentity {
 
 /// What one subtask found. Per subtask the numbers fit in `u64` (a subtask with 2^64
 /// solutions would take centuries); sums are `u128`.
+///
+/// A plain record; [`RunOutcome::parts`](crate::RunOutcome::parts) shows it in use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Part {
     /// Solutions, weighted by symmetry.

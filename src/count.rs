@@ -9,6 +9,18 @@ use crate::split::{default_min_subtasks, Engine, EngineChoice, Plan};
 use std::time::Duration;
 
 /// How to count. `Default` counts everything on all cores with the fastest engine and kernel.
+///
+/// ```
+/// use nqueens::{count, CountOptions, EngineChoice, KernelChoice};
+/// let opts = CountOptions {
+///     threads: Some(2),
+///     engine: EngineChoice::Mirror,
+///     kernel: KernelChoice::Scalar,
+///     ..CountOptions::default()
+/// };
+/// assert_eq!(count(10, &opts).unwrap().total, 724);
+/// assert_eq!(opts.resolved_threads().unwrap(), 2);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct CountOptions {
     /// Worker threads; `None` = all logical CPUs.
@@ -72,6 +84,12 @@ impl CountOptions {
 }
 
 /// The result of a count.
+///
+/// ```
+/// let c = nqueens::count(10, &nqueens::CountOptions::default()).unwrap();
+/// assert_eq!((c.n, c.total, c.unique), (10, 724, None));
+/// assert!(c.nodes >= c.searched_nodes && c.subtasks > 0 && c.threads > 0);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Counts {
     /// Board side.

@@ -1,6 +1,13 @@
 //! Where the search runs: the CPU alone, or a GPU with the CPU beside it.
 
 /// Where to count, as asked for.
+///
+/// ```
+/// use nqueens::{count, CountOptions, DeviceChoice};
+/// let cpu = CountOptions { device: DeviceChoice::Cpu, ..CountOptions::default() };
+/// let c = count(9, &cpu).unwrap();
+/// assert_eq!((c.total, c.device.as_str(), c.gpu_subtasks), (352, "cpu", 0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DeviceChoice {
     /// A real GPU for boards of [`AUTO_GPU_MIN_N`] and more, when one is usable (CPU threads
@@ -16,6 +23,8 @@ pub enum DeviceChoice {
 
 /// The smallest board for which `auto` starts a GPU: below it the whole count takes less than
 /// a GPU's start-up (adapter, device and shader compilation, a few hundred milliseconds).
+///
+/// A tuning constant: no example, it is only read.
 pub const AUTO_GPU_MIN_N: usize = 18;
 
 /// The GPU adapter `--device gpu` would use, if any (for tests and CI logs).

@@ -8,6 +8,14 @@ use thiserror::Error as ThisError;
 /// Most variants are problems with the request (usage errors in CLI terms, exit 2);
 /// [`Error::is_usage`] tells them from failures while running (exit 1) and
 /// [`Error::Interrupted`] (a run stopped on request).
+///
+/// ```
+/// use nqueens::{count, CountOptions, Error};
+/// let e = count(33, &CountOptions::default()).unwrap_err();
+/// assert_eq!(e, Error::BadN(33));
+/// assert!(e.is_usage());
+/// assert_eq!(e.to_string(), "N must be an integer from 1 to 32, got 33");
+/// ```
 #[derive(Debug, ThisError, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The board side is outside 1..=32.

@@ -7,6 +7,16 @@ use std::ops::AddAssign;
 ///
 /// Per subtask the numbers fit in `u64` (a subtask with 2^64 solutions would take centuries);
 /// sums over subtasks are `u128`.
+///
+/// ```
+/// use nqueens::{EngineChoice, Found, Kernel, Plan};
+/// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
+/// let sum: Found = (0..plan.len())
+///     .map(|id| plan.count_subtask(id, true, Kernel::Scalar))
+///     .sum();
+/// assert_eq!((sum.total, sum.unique), (92, 12));
+/// assert!(sum.max_subtask_nodes <= sum.nodes);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Found {
     /// Solutions, weighted by symmetry.

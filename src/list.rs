@@ -23,6 +23,14 @@ const BACKTRACK_BUDGET: u64 = 1 << 17;
 const BUFFER_CAP: usize = 1 << 18;
 
 /// What to list and how.
+///
+/// ```
+/// use nqueens::{Format, ListOptions, Lister};
+/// let opts = ListOptions { limit: Some(2), format: Format::Json, ..ListOptions::default() };
+/// let mut out = Vec::new();
+/// Lister::new(6, &opts).unwrap().write_to(&mut out).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "[2,4,6,1,3,5]\n[3,6,2,5,1,4]\n");
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ListOptions {
     /// Worker threads; `None` = all logical CPUs.

@@ -311,6 +311,21 @@ pub fn read_records(
 /// Recounts `k` randomly chosen subtasks of every record (all of them when a shard has
 /// fewer) with `opts`' threads and kernel, and refuses, naming the record and the subtask,
 /// when any differs from what the record says it found. `seed` picks the samples.
+///
+/// ```
+/// use nqueens::export::count::CountRecord;
+/// use nqueens::{run, verify, CountOptions, Hooks, RunSettings, Shard};
+/// let record = |i| {
+///     let s = RunSettings { shard: Shard::new(i, 2).unwrap(), ..RunSettings::new(9, CountOptions::default(), None) };
+///     (format!("shard {i}"), CountRecord::from_run(&run(&s, &Hooks::default()).unwrap(), true))
+/// };
+/// let mut records = vec![record(0), record(1)];
+/// verify(&records, 3, &CountOptions::default(), 7).unwrap();
+/// // a shard that says one subtask found one more solution is caught when all are recounted
+/// let parts = records[1].1.parts.as_mut().unwrap();
+/// parts.total[0] = (parts.total[0].parse::<u64>().unwrap() + 1).to_string();
+/// assert!(verify(&records, usize::MAX, &CountOptions::default(), 7).is_err());
+/// ```
 pub fn verify(
     records: &[(String, CountRecord)],
     k: usize,

@@ -4,6 +4,8 @@ use crate::error::Error;
 
 /// The most worker threads a run may ask for: far above any machine's cores, far below what
 /// exhausts memory while the threads start.
+///
+/// A bound, checked by [`crate::CountOptions::resolved_threads`].
 pub const MAX_THREADS: usize = 4096;
 
 /// Checks a thread count: from 1 to [`MAX_THREADS`].

@@ -3,6 +3,13 @@
 use std::str::FromStr;
 
 /// How `list` prints a solution.
+///
+/// ```
+/// use std::str::FromStr;
+/// let f = nqueens::Format::from_str("board").unwrap();
+/// assert_eq!((f, f.lines_per_solution(8)), (nqueens::Format::Board, 9));
+/// assert!(nqueens::Format::from_str("xml").is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
     /// 1-based columns separated by spaces: `2 4 6 1 3 5`.

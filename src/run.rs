@@ -24,12 +24,24 @@ use std::time::{Duration, Instant};
 
 /// Called once before the search with (finished, of) for the shard (finished > 0 after a
 /// resume), then after each finished subtask.
+///
+/// A callback type; [`Hooks`]' example passes one.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Called when a checkpoint save fails during the run; the save is tried again later.
+///
+/// A callback type, like [`Progress`]: called with the failed save's error.
 pub type SaveFailed<'a> = &'a (dyn Fn(&Error) + Sync);
 
 /// What to count, validated by [`run`] before any work.
+///
+/// ```
+/// use nqueens::{run, CountOptions, Hooks, RunSettings, Shard};
+/// // the two shards of a run add up to the whole
+/// let shard = |i| RunSettings { shard: Shard::new(i, 2).unwrap(), ..RunSettings::new(10, CountOptions::default(), None) };
+/// let total: u128 = (0..2).map(|i| run(&shard(i), &Hooks::default()).unwrap().counts.total).sum();
+/// assert_eq!(total, 724);
+/// ```
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     /// Board side.
@@ -91,6 +103,22 @@ impl RunSettings {
 }
 
 /// Hooks into a run: cancellation and reports while it runs.
+///
+/// ```
+/// use nqueens::{run, CountOptions, Error, Hooks, RunSettings};
+/// use std::sync::atomic::AtomicBool;
+/// let settings = RunSettings::new(12, CountOptions::default(), None);
+/// // a run asked to stop before it starts counts nothing and says so
+/// let stop = AtomicBool::new(true);
+/// let hooks = Hooks { cancel: Some(&stop), ..Hooks::default() };
+/// assert!(matches!(run(&settings, &hooks), Err(Error::Interrupted)));
+/// let seen = std::sync::Mutex::new(Vec::new());
+/// let progress = |done: usize, of: usize| seen.lock().unwrap().push((done, of));
+/// let hooks = Hooks { progress: Some(&progress), ..Hooks::default() };
+/// let outcome = run(&settings, &hooks).unwrap();
+/// let seen = seen.into_inner().unwrap();
+/// assert_eq!(seen.last(), Some(&(outcome.counts.subtasks, outcome.counts.subtasks)));
+/// ```
 #[derive(Default, Clone, Copy)]
 pub struct Hooks<'a> {
     /// Set to stop: workers abandon their subtasks within about a millisecond, the
@@ -103,6 +131,15 @@ pub struct Hooks<'a> {
 }
 
 /// What a finished run found.
+///
+/// ```
+/// use nqueens::{run, CountOptions, Hooks, RunSettings, Shard};
+/// let settings = RunSettings { shard: Shard::new(0, 2).unwrap(), ..RunSettings::new(8, CountOptions::default(), None) };
+/// let outcome = run(&settings, &Hooks::default()).unwrap();
+/// let parts: u64 = outcome.parts.iter().map(|p| p.total).sum();
+/// assert_eq!(u128::from(parts), outcome.counts.total);
+/// assert_eq!((outcome.resumed_subtasks, outcome.save_error), (0, None));
+/// ```
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
     /// Totals over the whole shard, resumed subtasks included (`searched_nodes`: this run's).
@@ -122,6 +159,13 @@ pub struct RunOutcome {
 
 /// Runs the pipeline. On cancellation the checkpoint (if any) is saved and the result is
 /// [`Error::Interrupted`] (or the save's error when that save failed).
+///
+/// ```
+/// use nqueens::{run, CountOptions, Hooks, RunSettings};
+/// let settings = RunSettings::new(8, CountOptions { unique: true, ..CountOptions::default() }, None);
+/// let outcome = run(&settings, &Hooks::default()).unwrap();
+/// assert_eq!((outcome.counts.total, outcome.counts.unique), (92, Some(12)));
+/// ```
 pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Error> {
     let plan = settings.plan()?;
     let shard = settings.shard;

@@ -5,6 +5,11 @@ use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 /// Facts about the machine a measurement ran on.
+///
+/// ```
+/// let m = nqueens::scale::Machine::current();
+/// assert!(m.logical_cpus >= 1 && m.physical_cores >= 1 && !m.os.is_empty());
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     /// Logical CPUs.
@@ -42,6 +47,11 @@ impl Machine {
 }
 
 /// One thread count's timings.
+///
+/// ```
+/// let rows = nqueens::scale::rows(&[(1, vec![3.0]), (4, vec![1.0])]);
+/// assert_eq!((rows[1].threads, rows[1].speedup, rows[1].efficiency), (4, 3.0, 0.75));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScaleRow {
     /// Worker threads.
@@ -61,6 +71,12 @@ pub struct ScaleRow {
 }
 
 /// A whole measurement.
+///
+/// ```
+/// use nqueens::{scale, CountOptions};
+/// let report = scale::measure(8, &CountOptions::default(), &[1, 2], 1, |_, _, _| {}).unwrap();
+/// assert_eq!((report.total.as_str(), report.rows.len()), ("92", 2));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScaleReport {
     /// JSON schema version.
@@ -162,6 +178,14 @@ pub fn thread_list(asked: &[usize]) -> (Vec<usize>, bool) {
 /// Runs `count n` `repeat` times for each thread count of [`thread_list`]`(threads)`, after
 /// one untimed warm-up run, and checks that every run agrees.
 /// `on_run(threads, run, seconds)` is called after each timed run (for progress on stderr).
+///
+/// ```
+/// use nqueens::{scale, CountOptions};
+/// let mut runs = 0;
+/// let report = scale::measure(7, &CountOptions::default(), &[2], 2, |_, _, _| runs += 1).unwrap();
+/// // a 1-thread baseline is added: 2 thread counts, 2 timed runs each
+/// assert_eq!((runs, report.rows[0].threads, report.total.as_str()), (4, 1, "40"));
+/// ```
 pub fn measure(
     n: usize,
     opts: &CountOptions,

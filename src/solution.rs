@@ -104,6 +104,13 @@ pub fn solutions(n: usize) -> Result<Solutions, Error> {
 }
 
 /// Iterator returned by [`solutions`].
+///
+/// ```
+/// let mut it = nqueens::solutions(4).unwrap();
+/// assert_eq!(it.next().unwrap().to_string(), "2 4 1 3");
+/// assert_eq!(it.next().unwrap().to_string(), "3 1 4 2");
+/// assert!(it.next().is_none());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Solutions {
     cursor: Cursor,

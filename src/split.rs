@@ -18,6 +18,13 @@ pub const MAX_SPLIT: usize = 10;
 pub const MAX_SUBTASKS: usize = 1 << 21;
 
 /// Which symmetry decomposition to use, as asked for.
+///
+/// ```
+/// use nqueens::{count, CountOptions, Engine, EngineChoice};
+/// let mirror = CountOptions { engine: EngineChoice::Mirror, ..CountOptions::default() };
+/// let c = count(12, &mirror).unwrap();
+/// assert_eq!((c.total, c.engine), (14200, Engine::Mirror));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum EngineChoice {
     /// The fastest engine that applies (full symmetry from N = 4 on).
@@ -32,6 +39,13 @@ pub enum EngineChoice {
 }
 
 /// The engine a plan actually uses; in JSON records and checkpoints, its [`Engine::name`].
+///
+/// ```
+/// use nqueens::{count, CountOptions, Engine};
+/// let c = count(12, &CountOptions::default()).unwrap();
+/// assert_eq!(c.engine, Engine::D4);
+/// assert_eq!(c.engine.to_string(), "d4");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
@@ -91,6 +105,8 @@ impl From<EngineChoice> for Engine {
 }
 
 /// The smallest N the full-symmetry decomposition covers; below it, mirror halving runs.
+///
+/// A bound: [`EngineChoice::D4`] below it is refused (see [`crate::Error::EngineTooSmall`]).
 pub const D4_MIN_N: usize = 4;
 
 /// How solutions found under a frame are counted.
@@ -119,6 +135,13 @@ pub struct Frame {
 }
 
 /// One independent piece of the search: a frame and the columns of its first `depth` rows.
+///
+/// ```
+/// use nqueens::{EngineChoice, Plan};
+/// let plan = Plan::new(6, EngineChoice::Mirror, None, Some(2)).unwrap();
+/// let first = plan.subtask(0);
+/// assert_eq!(&first.prefix[..2], &[0, 2]); // row 1 in the corner, row 2 on its first free square
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Subtask {
     /// Index of the subtask's frame (the per-row constraints and leaf rule it runs under).

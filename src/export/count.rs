@@ -8,6 +8,14 @@ use crate::split::Engine;
 use serde::{Deserialize, Serialize};
 
 /// One `count --json` line. Counts are decimal strings: JSON numbers lose precision past 2^53.
+///
+/// ```
+/// use nqueens::export::count::CountRecord;
+/// let c = nqueens::count(8, &nqueens::CountOptions::default()).unwrap();
+/// let record = CountRecord::new(&c);
+/// let back: CountRecord = serde_json::from_str(&record.to_json()).unwrap();
+/// assert_eq!((back.total.as_str(), back.complete), ("92", true));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CountRecord {
     /// Always [`SCHEMA_VERSION`].
@@ -74,6 +82,16 @@ pub struct CountRecord {
 
 /// Per-subtask results of a shard, in shard order: position `k` is subtask id
 /// `index + k * count`. Decimal strings, like every count in the JSON.
+///
+/// ```
+/// use nqueens::export::count::CountRecord;
+/// use nqueens::{run, CountOptions, Hooks, RunSettings, Shard};
+/// let settings = RunSettings { shard: Shard::new(0, 2).unwrap(), ..RunSettings::new(8, CountOptions::default(), None) };
+/// let record = CountRecord::from_run(&run(&settings, &Hooks::default()).unwrap(), true);
+/// let parts = record.parts.unwrap();
+/// let sum: u128 = parts.total.iter().map(|t| t.parse::<u128>().unwrap()).sum();
+/// assert_eq!(sum.to_string(), record.total);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Parts {
     /// Solutions of each subtask.
@@ -159,6 +177,12 @@ pub fn plain_line(total: u128, unique: Option<u128>) -> String {
 }
 
 /// The `--stats` line for stderr.
+///
+/// ```
+/// let c = nqueens::count(8, &nqueens::CountOptions::default()).unwrap();
+/// let line = nqueens::export::count::stats_line(&c);
+/// assert!(line.starts_with("n=8 elapsed=") && line.contains(" engine=d4 "));
+/// ```
 pub fn stats_line(c: &Counts) -> String {
     let secs = c.elapsed.as_secs_f64();
     let rate = rate(c.searched_nodes, secs);

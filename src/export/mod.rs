@@ -7,4 +7,6 @@ pub mod count;
 pub mod scale;
 
 /// The JSON schema version of every record the program writes (count, merge, scale).
+///
+/// A format constant: every record's `schema_version` field.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -25,6 +25,16 @@ pub fn to_csv(rows: &[ScaleRow]) -> String {
 }
 
 /// A GitHub-flavoured markdown table.
+///
+/// ```
+/// let rows = nqueens::scale::rows(&[(1, vec![2.0])]);
+/// assert_eq!(
+///     nqueens::export::scale::to_markdown(&rows),
+///     "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
+///      |--:|--:|--:|--:|--:|--:|--:|\n\
+///      | 1 | 1 | 2.000 | 2.000 | 2.000 | 1.00 | 1.00 |\n"
+/// );
+/// ```
 pub fn to_markdown(rows: &[ScaleRow]) -> String {
     let mut out = String::from(
         "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
@@ -40,6 +50,13 @@ pub fn to_markdown(rows: &[ScaleRow]) -> String {
 }
 
 /// An aligned plain-text table for people.
+///
+/// ```
+/// let rows = nqueens::scale::rows(&[(1, vec![2.0])]);
+/// let table = nqueens::export::scale::to_table(&rows);
+/// assert_eq!(table.lines().count(), 2);
+/// assert!(table.lines().nth(1).unwrap().trim_start().starts_with("1    1      2.000"));
+/// ```
 pub fn to_table(rows: &[ScaleRow]) -> String {
     let mut out = format!(
         "{:>7} {:>4} {:>10} {:>10} {:>10} {:>8} {:>10}\n",
@@ -55,6 +72,13 @@ pub fn to_table(rows: &[ScaleRow]) -> String {
 }
 
 /// The whole report as one line of JSON (with a trailing newline).
+///
+/// ```
+/// use nqueens::{export, scale, CountOptions};
+/// let report = scale::measure(6, &CountOptions::default(), &[1], 1, |_, _, _| {}).unwrap();
+/// let back: scale::ScaleReport = serde_json::from_str(&export::scale::to_json(&report)).unwrap();
+/// assert_eq!(back, report);
+/// ```
 pub fn to_json(report: &ScaleReport) -> String {
     serde_json::to_string(report).expect("reports always serialise") + "\n"
 }

@@ -43,6 +43,12 @@ impl Leaf for Tally {
 }
 
 /// The kernel asked for on the command line.
+///
+/// ```
+/// use nqueens::{count, CountOptions, Kernel, KernelChoice};
+/// let scalar = CountOptions { kernel: KernelChoice::Scalar, ..CountOptions::default() };
+/// assert_eq!(count(10, &scalar).unwrap().kernel, Kernel::Scalar);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum KernelChoice {
     /// The fastest kernel this CPU supports.
@@ -59,6 +65,13 @@ pub enum KernelChoice {
 }
 
 /// A kernel that can run on this machine; in JSON records, its [`Kernel::name`].
+///
+/// ```
+/// use nqueens::Kernel;
+/// let all = Kernel::available();
+/// assert_eq!(all[0], Kernel::Scalar); // every machine runs the portable kernel
+/// assert!(all.iter().all(|k| ["scalar", "avx2", "avx512"].contains(&k.name())));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kernel {
