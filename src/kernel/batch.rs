@@ -138,8 +138,14 @@ fn run<L: Leaf>(
         } else {
             step.expand::<false>(rows, row)
         };
-        set_row(&mut pending, &mut full_rows, next, rows.len[next % MAX_N]);
-        set_row(&mut pending, &mut full_rows, row, rows.len[row]);
+        set_row(
+            &mut pending,
+            &mut full_rows,
+            next,
+            rows.len[next % MAX_N],
+            LANES,
+        );
+        set_row(&mut pending, &mut full_rows, row, rows.len[row], LANES);
     }
     leaf.add_solutions(solutions);
     Some(nodes)
@@ -245,9 +251,9 @@ fn put(rows: &mut Rows, row: usize, i: usize, (c, r, l, f): (u32, u32, u32, u32)
 
 /// The row to expand next: the deepest holding a step's worth; else the shallowest, whose
 /// children fill the rows below (a row below a full one never grows, so no row reaches two
-/// steps' worth).
+/// steps' worth). Shared with the vector kernels.
 #[inline(always)]
-fn next_row(pending: u32, full_rows: u32) -> usize {
+pub(super) fn next_row(pending: u32, full_rows: u32) -> usize {
     if full_rows != 0 {
         31 - full_rows.leading_zeros() as usize
     } else {
@@ -255,16 +261,22 @@ fn next_row(pending: u32, full_rows: u32) -> usize {
     }
 }
 
-/// Keeps the row bitmaps in step with a row's length.
+/// Keeps the row bitmaps in step with a row's length (`lanes`: a step's worth).
 #[inline(always)]
-fn set_row(pending: &mut u32, full_rows: &mut u32, row: usize, len: usize) {
+pub(super) fn set_row(
+    pending: &mut u32,
+    full_rows: &mut u32,
+    row: usize,
+    len: usize,
+    lanes: usize,
+) {
     let bit = 1u32 << row;
     if len > 0 {
         *pending |= bit;
     } else {
         *pending &= !bit;
     }
-    if len >= LANES {
+    if len >= lanes {
         *full_rows |= bit;
     } else {
         *full_rows &= !bit;

@@ -14,6 +14,7 @@
 //! its column) in an arena, so a solution's board is rebuilt from its chain when it is found.
 //! Counting leaves skip the arena and count solutions with popcounts.
 
+use super::batch::{next_row, set_row};
 use super::Leaf;
 use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -538,33 +539,5 @@ impl Buffers {
         self.node[row][0] = ROOT;
         self.len[row] = 1;
         true
-    }
-}
-
-/// The row to expand next: the deepest with a full vector; else the shallowest, whose
-/// children fill the rows below (a row below a full one never grows, so no row reaches two
-/// vectors).
-#[inline(always)]
-fn next_row(pending: u32, full_rows: u32) -> usize {
-    if full_rows != 0 {
-        31 - full_rows.leading_zeros() as usize
-    } else {
-        pending.trailing_zeros() as usize
-    }
-}
-
-/// Keeps the row bitmaps in step with a row's length.
-#[inline(always)]
-fn set_row(pending: &mut u32, full_rows: &mut u32, row: usize, len: usize, lanes: usize) {
-    let bit = 1u32 << row;
-    if len > 0 {
-        *pending |= bit;
-    } else {
-        *pending &= !bit;
-    }
-    if len >= lanes {
-        *full_rows |= bit;
-    } else {
-        *full_rows &= !bit;
     }
 }
