@@ -145,12 +145,17 @@ pub(crate) fn join(
                 let lower = south.cell(rows & !north_rows, cols & !x);
                 for &p in upper.iter().filter(|p| p.disjoint(avoid)) {
                     let clash = p.with(avoid);
-                    out.extend(
-                        lower
-                            .iter()
-                            .filter(|q| q.disjoint(clash))
-                            .map(|q| p.with(*q)),
-                    );
+                    // every candidate is written and the end moves only past the disjoint
+                    // ones: whether a pair clashes is a coin toss, a branch on it mispredicts
+                    let start = out.len();
+                    out.resize(start + lower.len(), Pattern::default());
+                    let slots = &mut out[start..];
+                    let mut kept = 0;
+                    for q in lower {
+                        slots[kept] = p.with(*q);
+                        kept += usize::from(q.disjoint(clash));
+                    }
+                    out.truncate(start + kept);
                 }
             }
         }
