@@ -40,6 +40,24 @@ impl Pattern {
     }
 }
 
+/// Transposes a 64×64 bit matrix in place: bit `c` of `rows[r]` becomes bit `r` of
+/// `rows[c]` (six rounds of swapping off-diagonal blocks of 32, 16, ... 1 bits).
+#[inline]
+fn transpose64(rows: &mut [u64; 64]) {
+    let mut width = 32;
+    // the columns of the left half of each block pair
+    let mut low = 0x0000_0000_FFFF_FFFFu64;
+    while width != 0 {
+        for k in (0..64).filter(|k| k & width == 0) {
+            let swap = ((rows[k] >> width) ^ rows[k + width]) & low;
+            rows[k + width] ^= swap;
+            rows[k] ^= swap << width;
+        }
+        width >>= 1;
+        low ^= low << width;
+    }
+}
+
 /// Patterns per block: one 256-bit vector per diagonal.
 const BLOCK: usize = 256;
 
@@ -95,12 +113,20 @@ impl Sieve {
         self.blocks = patterns.len().div_ceil(BLOCK);
         self.data.clear();
         self.data.resize(self.slices * self.blocks, [0; 4]);
-        for (i, p) in patterns.iter().enumerate() {
-            let block = &mut self.data[(i / BLOCK) * self.slices..][..self.slices];
-            let (word, bit) = ((i % BLOCK) / 64, i % 64);
-            let slot = &self.slot;
-            for_each_bit(p.main, |d| block[slot[d] as usize][word] |= 1 << bit);
-            for_each_bit(p.anti, |d| block[slot[64 + d] as usize][word] |= 1 << bit);
+        // 64 patterns at a time: a bit-matrix transpose turns their masks into one word per
+        // diagonal (setting bits one by one chains read-modify-writes through memory)
+        let slot = &self.slot;
+        for (w, chunk) in patterns.chunks(64).enumerate() {
+            let block = &mut self.data[(w * 64 / BLOCK) * self.slices..][..self.slices];
+            let word = w % (BLOCK / 64);
+            for (masks, offset) in [(main, 0), (anti, 64)] {
+                let mut rows = [0u64; 64];
+                for (row, p) in rows.iter_mut().zip(chunk) {
+                    *row = if offset == 0 { p.main } else { p.anti };
+                }
+                transpose64(&mut rows);
+                for_each_bit(masks, |d| block[slot[offset + d] as usize][word] = rows[d]);
+            }
         }
     }
 
@@ -189,6 +215,24 @@ fn for_each_bit(mut mask: u64, mut f: impl FnMut(usize)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transpose64_swaps_rows_and_columns() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let rows: [u64; 64] = std::array::from_fn(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        });
+        let mut t = rows;
+        transpose64(&mut t);
+        for (r, row) in rows.iter().enumerate() {
+            for (c, column) in t.iter().enumerate() {
+                assert_eq!(row >> c & 1, column >> r & 1, "({r}, {c})");
+            }
+        }
+    }
 
     /// Patterns from a small generator, compared with the plain pair test.
     #[test]
