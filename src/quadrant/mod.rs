@@ -289,7 +289,7 @@ fn units(n: usize) -> Vec<Unit> {
 }
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
-/// than d4 on one thread (N = 16, 17, 18: 1.9×, 1.8×, 1.35× on an AVX2 Zen 3; N = 15 and
+/// than d4 on one thread (N = 16, 17, 18: 2.2×, 2.2×, 1.4× on an AVX2 Zen 3; N = 15 and
 /// below d4 is as fast or faster).
 pub fn auto_takes(n: usize) -> bool {
     (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
@@ -299,7 +299,7 @@ pub fn auto_takes(n: usize) -> bool {
 pub const AUTO_MIN_N: usize = 16;
 
 /// The largest board `auto` counts with the quadrant engine: its lead shrinks with N
-/// (N = 18: 1.35×), and beyond it was not measured.
+/// (N = 18: 1.4×), and beyond it was not measured.
 pub const AUTO_MAX_N: usize = 18;
 
 /// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
