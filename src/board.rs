@@ -122,15 +122,21 @@ impl RowMasks {
         if row != self.must_row {
             return free;
         }
-        let missing = self.must & !attacks.cols;
-        if missing == 0 {
-            free
-        } else if missing & (missing - 1) == 0 {
-            // exactly one required column is still empty: this row must take it
-            free & missing
-        } else {
-            0
-        }
+        required_row_free(free, self.must & !attacks.cols)
+    }
+}
+
+/// The free squares `free` of the row by which required columns must be filled, `missing`
+/// of them still empty: all of them when none is missing; the missing column when one is
+/// (this row must take it); none when two or more are (the branch is dead). Written without
+/// branches, for the batched kernel's lanes too.
+#[inline(always)]
+pub(crate) fn required_row_free(free: u64, missing: u64) -> u64 {
+    let forced = if missing == 0 { free } else { free & missing };
+    if missing & missing.wrapping_sub(1) == 0 {
+        forced
+    } else {
+        0
     }
 }
 

@@ -102,21 +102,27 @@ pub fn for_each_counted(plan: &Plan, id: usize, visit: impl FnMut(&[u8], u8)) {
         }
     }
     let n = plan.n();
-    let frame = &plan.frames()[plan.subtask(id).frame as usize];
+    let (frame, attacks, mut rows) = plan.start(id);
     let side = match frame.rule {
         LeafRule::Side { b1 } => Some(SideRule::new(n, b1 as usize)),
         _ => None,
     };
-    let leaf = std::cell::Cell::new(Some(Visit {
+    let mut leaf = Visit {
         n,
         rule: frame.rule,
         side,
         visit,
-    }));
-    // the scalar kernel makes its leaf once
-    let make = || leaf.take().expect("the scalar kernel makes one leaf");
+    };
     let never = AtomicBool::new(false);
-    search_subtask(plan, id, Kernel::Scalar, &never, make);
+    crate::kernel::search_scalar(
+        n,
+        &frame.masks,
+        plan.depth(),
+        attacks,
+        &mut rows,
+        &mut leaf,
+        &never,
+    );
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! The last two rows are not stored: two columns are left, and both orders are tried.
 
 use super::Leaf;
-use crate::board::{Attacks, RowMasks, MAX_N};
+use crate::board::{required_row_free, Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Nodes expanded per step.
@@ -168,27 +168,13 @@ impl Step {
     #[inline(always)]
     fn expand<const MUST_ROW: bool>(&self, rows: &mut Rows, row: usize) -> u64 {
         let next = (row + 1) % MAX_N;
-        let len = rows.len[row];
-        let base = len - len.min(LANES);
+        let (base, len) = taken(rows, row);
         let (mut kept, mut pushed) = (base, rows.len[next]);
         for i in base..len {
-            let (c, r, l, f) = node(rows, row, i);
-            let bit = f & f.wrapping_neg();
-            let rest = f ^ bit;
-            // compaction in place: `kept <= i`, so no node is overwritten before it is read
-            put(rows, row, kept, (c, r, l, rest));
-            kept += usize::from(rest != 0);
-            let (c2, r2, l2) = (c | bit, ((r | bit) << 1) & self.full, (l | bit) >> 1);
+            let (c2, r2, l2) = self.place_lowest(rows, row, i, &mut kept);
             let mut free2 = self.allowed & !(c2 | r2 | l2);
             if MUST_ROW {
-                let missing = self.must & !c2;
-                // one required column empty: the row must take it; two or more: dead
-                let forced = if missing == 0 { free2 } else { free2 & missing };
-                free2 = if missing & missing.wrapping_sub(1) == 0 {
-                    forced
-                } else {
-                    0
-                };
+                free2 = required_row_free(free2.into(), (self.must & !c2).into()) as u32;
             }
             put(rows, next, pushed, (c2, r2, l2, free2));
             pushed += usize::from(free2 != 0);
@@ -203,16 +189,10 @@ impl Step {
     /// the solutions.
     #[inline(always)]
     fn expand_last(&self, rows: &mut Rows, row: usize) -> (u64, u64) {
-        let len = rows.len[row];
-        let base = len - len.min(LANES);
+        let (base, len) = taken(rows, row);
         let (mut kept, mut placed, mut solved) = (base, 0u64, 0u64);
         for i in base..len {
-            let (c, r, l, f) = node(rows, row, i);
-            let bit = f & f.wrapping_neg();
-            let rest = f ^ bit;
-            put(rows, row, kept, (c, r, l, rest));
-            kept += usize::from(rest != 0);
-            let (c2, r2, l2) = (c | bit, ((r | bit) << 1) & self.full, (l | bit) >> 1);
+            let (c2, r2, l2) = self.place_lowest(rows, row, i, &mut kept);
             let free2 = self.allowed & !(c2 | r2 | l2);
             let open = self.full & !c2;
             let low = open & open.wrapping_neg();
@@ -227,6 +207,33 @@ impl Step {
         rows.len[row] = kept;
         (placed + (len - base) as u64, solved)
     }
+
+    /// Node `i` of `row` places a queen on its lowest free square: the node itself goes back
+    /// to position `kept` (which moves on only if it has squares left) and the attacks its
+    /// child sees on the next row are returned.
+    #[inline(always)]
+    fn place_lowest(
+        &self,
+        rows: &mut Rows,
+        row: usize,
+        i: usize,
+        kept: &mut usize,
+    ) -> (u32, u32, u32) {
+        let (c, r, l, f) = node(rows, row, i);
+        let bit = f & f.wrapping_neg();
+        let rest = f ^ bit;
+        // compaction in place: `kept <= i`, so no node is overwritten before it is read
+        put(rows, row, *kept, (c, r, l, rest));
+        *kept += usize::from(rest != 0);
+        (c | bit, ((r | bit) << 1) & self.full, (l | bit) >> 1)
+    }
+}
+
+/// The positions of the nodes a step takes from `row`: its last [`LANES`] (or fewer).
+#[inline(always)]
+fn taken(rows: &Rows, row: usize) -> (usize, usize) {
+    let len = rows.len[row];
+    (len - len.min(LANES), len)
 }
 
 #[inline(always)]
@@ -320,27 +327,15 @@ mod tests {
                         let mut batched = crate::kernel::Tally::default();
                         let nodes = count(n, masks, plan.depth(), attacks, &mut batched, &stop);
                         let mut deep = BoardTally::default();
-                        let deep_nodes = if masks.has_must() {
-                            super::super::scalar::search::<_, true>(
-                                n,
-                                masks,
-                                plan.depth(),
-                                attacks,
-                                &mut board,
-                                &mut deep,
-                                &stop,
-                            )
-                        } else {
-                            super::super::scalar::search::<_, false>(
-                                n,
-                                masks,
-                                plan.depth(),
-                                attacks,
-                                &mut board,
-                                &mut deep,
-                                &stop,
-                            )
-                        };
+                        let deep_nodes = crate::kernel::search_scalar(
+                            n,
+                            masks,
+                            plan.depth(),
+                            attacks,
+                            &mut board,
+                            &mut deep,
+                            &stop,
+                        );
                         assert_eq!(
                             (batched.0, nodes),
                             (deep.0, deep_nodes),

@@ -196,12 +196,26 @@ pub fn search<L: Leaf>(
         }
     }
     let mut leaf = make();
-    let nodes = if masks.has_must() {
-        scalar::search::<L, true>(n, masks, start_row, attacks, prefix, &mut leaf, stop)
-    } else {
-        scalar::search::<L, false>(n, masks, start_row, attacks, prefix, &mut leaf, stop)
-    }?;
+    let nodes = search_scalar(n, masks, start_row, attacks, prefix, &mut leaf, stop)?;
     Some((leaf, nodes))
+}
+
+/// [`search`] on the portable kernel with one leaf, the required-column check compiled in
+/// only for frames that have required columns.
+pub(crate) fn search_scalar<L: Leaf>(
+    n: usize,
+    masks: &RowMasks,
+    start_row: usize,
+    attacks: Attacks,
+    prefix: &mut [u64; crate::board::MAX_N],
+    leaf: &mut L,
+    stop: &AtomicBool,
+) -> Option<u64> {
+    if masks.has_must() {
+        scalar::search::<L, true>(n, masks, start_row, attacks, prefix, leaf, stop)
+    } else {
+        scalar::search::<L, false>(n, masks, start_row, attacks, prefix, leaf, stop)
+    }
 }
 
 /// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
