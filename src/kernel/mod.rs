@@ -2,6 +2,7 @@
 
 pub mod batch;
 mod cursor;
+pub mod join;
 pub mod scalar;
 pub mod sieve;
 #[cfg(target_arch = "x86_64")]

@@ -191,8 +191,24 @@ impl Layout {
             work.west.clear();
             match halves {
                 Halves::Tables(q) => {
-                    quarter::join(&q[0], &q[1], east_rows, east_cols, avoid, &mut work.east);
-                    quarter::join(&q[2], &q[3], west_rows, west_cols, avoid, &mut work.west);
+                    quarter::join(
+                        &q[0],
+                        &q[1],
+                        east_rows,
+                        east_cols,
+                        avoid,
+                        kernel,
+                        &mut work.east,
+                    );
+                    quarter::join(
+                        &q[2],
+                        &q[3],
+                        west_rows,
+                        west_cols,
+                        avoid,
+                        kernel,
+                        &mut work.west,
+                    );
                 }
                 Halves::Search => {
                     quarter::search(n, east_rows, east_cols, avoid, &mut work.east);
@@ -206,7 +222,7 @@ impl Layout {
             } else {
                 (&work.west, &work.east)
             };
-            work.sieve.load(sliced);
+            work.sieve.load(sliced, streamed);
             let mut pairs = 0u128;
             for chunk in streamed.chunks(STOP_CHECK) {
                 if stop.load(Ordering::Relaxed) {

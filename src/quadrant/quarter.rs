@@ -5,7 +5,9 @@
 //! pattern of the half is a north-quarter placement on (north rows, X) next to a south-quarter
 //! placement on (south rows, the other columns), with no diagonal between them.
 
+use crate::kernel::join;
 use crate::kernel::sieve::Pattern;
+use crate::kernel::Kernel;
 
 /// Every non-attacking placement in one quarter of the board (at most one queen per row and
 /// column), indexed by the (rows, columns) it occupies.
@@ -126,44 +128,59 @@ impl Quarter {
 }
 
 /// Appends to `out` every pattern of the half with queens on `rows` and on every column of
-/// `cols`, none on a diagonal of `avoid`, joining `north` and `south` quarter placements.
+/// `cols`, none on a diagonal of `avoid`, joining `north` and `south` quarter placements
+/// (on `kernel`'s loop).
 pub(crate) fn join(
     north: &Quarter,
     south: &Quarter,
     rows: u64,
     cols: u64,
     avoid: Pattern,
+    kernel: Kernel,
     out: &mut Vec<Pattern>,
 ) {
     let north_rows = rows & north.row_mask();
     let queens = north_rows.count_ones();
-    let mut x = cols;
-    loop {
-        if x.count_ones() == queens {
+    // `out[..end]` holds the patterns; the rest is room for candidates, sized once per cell
+    let mut end = out.len();
+    let (low, width) = (cols.trailing_zeros(), cols.count_ones());
+    debug_assert_eq!(
+        cols >> low,
+        (1 << width) - 1,
+        "a half's columns are contiguous"
+    );
+    for chosen in subsets(width, queens) {
+        let x = chosen << low;
+        {
             let upper = north.cell(north_rows, x);
             if !upper.is_empty() {
                 let lower = south.cell(rows & !north_rows, cols & !x);
-                for &p in upper.iter().filter(|p| p.disjoint(avoid)) {
-                    let clash = p.with(avoid);
-                    // every candidate is written and the end moves only past the disjoint
-                    // ones: whether a pair clashes is a coin toss, a branch on it mispredicts
-                    let start = out.len();
-                    out.resize(start + lower.len(), Pattern::default());
-                    let slots = &mut out[start..];
-                    let mut kept = 0;
-                    for q in lower {
-                        slots[kept] = p.with(*q);
-                        kept += usize::from(q.disjoint(clash));
-                    }
-                    out.truncate(start + kept);
+                let room = end + upper.len() * lower.len();
+                if out.len() < room {
+                    out.resize(room, Pattern::default());
                 }
+                end += join::pair_up(kernel, upper, lower, avoid, &mut out[end..room]);
             }
         }
-        if x == 0 {
-            break;
-        }
-        x = (x - 1) & cols;
     }
+    out.truncate(end);
+}
+
+/// Every set of `size` bits out of the low `width` bits, in increasing order.
+fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
+    let first = (1u64 << size) - 1;
+    let past = 1u64 << width;
+    std::iter::successors((size <= width).then_some(first), move |&s| {
+        if s == 0 {
+            return None;
+        }
+        // the next number with as many bits (Gosper): carry the lowest run up by one, put
+        // the rest of the run back at the bottom
+        let lowest = s & s.wrapping_neg();
+        let carried = s + lowest;
+        let next = carried | (((s ^ carried) >> 2) / lowest);
+        (next < past).then_some(next)
+    })
 }
 
 /// The patterns [`join`] gives, found by a depth-first search over the rows instead (no
@@ -214,5 +231,23 @@ pub(crate) fn search(n: usize, rows: u64, cols: u64, avoid: Pattern, out: &mut V
         pattern[i + 1] = placed;
         i += 1;
         free[i] = cols & !(used[i] | left[i] | right[i] | blocked[i]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsets_are_every_choice_in_order() {
+        for width in 0..=9u32 {
+            for size in 0..=width + 1 {
+                let got: Vec<u64> = subsets(width, size).collect();
+                let want: Vec<u64> = (0..1u64 << width)
+                    .filter(|s| s.count_ones() == size)
+                    .collect();
+                assert_eq!(got, want, "{size} of {width}");
+            }
+        }
     }
 }

@@ -1,0 +1,130 @@
+//! Joining two quarters' placements into half-board patterns: every pair that shares no
+//! diagonal (the quadrant engine's tables give the pairs to try, cell by cell).
+
+use super::sieve::{vector_kernel, Pattern};
+use super::Kernel;
+
+/// Writes to `out` every `p.with(q)` for `p` of `upper` and `q` of `lower` that share no
+/// diagonal with each other or with `avoid`, and returns how many. `out` has room for every
+/// pair. [`Kernel::Scalar`] runs the portable loop, a vector kernel the AVX2 one where the
+/// CPU has it.
+pub fn pair_up(
+    kernel: Kernel,
+    upper: &[Pattern],
+    lower: &[Pattern],
+    avoid: Pattern,
+    out: &mut [Pattern],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if kernel != Kernel::Scalar && vector_kernel().is_some() {
+        // SAFETY: `pair_up_avx2` only needs AVX2 and popcnt, which `vector_kernel` found.
+        return unsafe { pair_up_avx2(upper, lower, avoid, out) };
+    }
+    let _ = kernel;
+    pair_up_body(upper, lower, avoid, out)
+}
+
+/// The same loop on 128-bit registers: a pattern is one register, a clash test one `vptest`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn pair_up_avx2(
+    upper: &[Pattern],
+    lower: &[Pattern],
+    avoid: Pattern,
+    out: &mut [Pattern],
+) -> usize {
+    use std::arch::x86_64::*;
+    assert!(
+        out.len() >= upper.len() * lower.len(),
+        "room for every pair"
+    );
+    let load = |p: &Pattern| _mm_set_epi64x(p.anti as i64, p.main as i64);
+    let avoid_v = load(&avoid);
+    let mut end = 0;
+    for p in upper.iter().filter(|p| p.disjoint(avoid)) {
+        let p = load(p);
+        let clash = _mm_or_si128(p, avoid_v);
+        let mut kept = 0;
+        // SAFETY: `Pattern` is `repr(C)`, two u64: one unaligned 128-bit load or store each.
+        // `end + kept` stays below `end + lower.len()`, at most `out.len()` (asserted above,
+        // with `end` growing by at most `lower.len()` per pattern of `upper`).
+        unsafe {
+            let dst = out.as_mut_ptr().add(end);
+            for q in lower {
+                let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
+                _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p, q));
+                kept += _mm_testz_si128(q, clash) as usize;
+            }
+        }
+        end += kept;
+    }
+    end
+}
+
+#[inline(always)]
+fn pair_up_body(
+    upper: &[Pattern],
+    lower: &[Pattern],
+    avoid: Pattern,
+    out: &mut [Pattern],
+) -> usize {
+    let mut end = 0;
+    for &p in upper.iter().filter(|p| p.disjoint(avoid)) {
+        let clash = p.with(avoid);
+        // every candidate is written and the end moves only past the disjoint ones: whether
+        // a pair clashes is a coin toss, a branch on it mispredicts
+        let slots = &mut out[end..end + lower.len()];
+        let mut kept = 0;
+        for q in lower {
+            slots[kept] = p.with(*q);
+            kept += usize::from(q.disjoint(clash));
+        }
+        end += kept;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random sparse patterns, paired up by each loop and by a plain filter.
+    #[test]
+    fn pairs_up_like_the_plain_filter() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            Pattern {
+                main: x & x >> 11 & x >> 23 & 0xFF_FFFF,
+                anti: x >> 24 & x >> 37 & x >> 40 & 0xFF_FFFF,
+            }
+        };
+        for (a, b) in [(0, 3), (1, 0), (1, 1), (5, 9), (17, 4), (40, 40)] {
+            let avoid = if a % 2 == 0 {
+                Pattern::default()
+            } else {
+                next()
+            };
+            let upper: Vec<Pattern> = (0..a).map(|_| next()).collect();
+            let lower: Vec<Pattern> = (0..b).map(|_| next()).collect();
+            let want: Vec<Pattern> = upper
+                .iter()
+                .filter(|p| p.disjoint(avoid))
+                .flat_map(|p| lower.iter().map(move |q| (p, q)))
+                .filter(|(p, q)| p.disjoint(**q) && q.disjoint(avoid))
+                .map(|(p, q)| p.with(*q))
+                .collect();
+            assert!(
+                a * b < 100 || !want.is_empty() && want.len() < a * b,
+                "{a} x {b} tests something"
+            );
+            for kernel in Kernel::available() {
+                let mut out = vec![Pattern::default(); a * b];
+                let kept = pair_up(kernel, &upper, &lower, avoid, &mut out);
+                assert_eq!(&out[..kept], &want[..], "{kernel:?}, {a} x {b}");
+            }
+        }
+    }
+}
