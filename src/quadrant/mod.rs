@@ -305,8 +305,8 @@ fn units(n: usize) -> Vec<Unit> {
 }
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
-/// than d4 on one thread (N = 16, 17, 18: 2.2×, 2.2×, 1.4× on an AVX2 Zen 3; N = 15 and
-/// below d4 is as fast or faster).
+/// than d4 (AVX2 Zen 3, one thread: N = 16, 17, 18 at 2.6×, 2.7×, 4.5×; two threads: N = 19
+/// at 3.7×; N = 15 and below d4 is as fast or faster).
 pub fn auto_takes(n: usize) -> bool {
     (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
 }
@@ -314,9 +314,9 @@ pub fn auto_takes(n: usize) -> bool {
 /// The smallest board `auto` counts with the quadrant engine.
 pub const AUTO_MIN_N: usize = 16;
 
-/// The largest board `auto` counts with the quadrant engine: its lead shrinks with N
-/// (N = 18: 1.4×), and beyond it was not measured.
-pub const AUTO_MAX_N: usize = 18;
+/// The largest board `auto` counts with the quadrant engine: beyond it the engine was not
+/// measured (its tables reach 0.5 GB at N = 20).
+pub const AUTO_MAX_N: usize = 19;
 
 /// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
 pub fn default_memory_limit() -> u64 {
@@ -393,6 +393,7 @@ mod doc_examples {
     fn auto_takes_example() {
         assert!(!crate::quadrant::auto_takes(15));
         assert!(crate::quadrant::auto_takes(16));
-        assert!(!crate::quadrant::auto_takes(19));
+        assert!(crate::quadrant::auto_takes(19));
+        assert!(!crate::quadrant::auto_takes(20));
     }
 }
