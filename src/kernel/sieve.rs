@@ -326,7 +326,8 @@ impl Sieve {
         // 64 patterns at a time: a bit-matrix transpose turns their masks into one word per
         // diagonal (setting bits one by one chains read-modify-writes through memory)
         let slot = &self.slot;
-        let (main_low, anti_low) = (main.trailing_zeros(), anti.trailing_zeros());
+        // (an empty mask shifts by 63, not 64)
+        let (main_low, anti_low) = (main.trailing_zeros().min(63), anti.trailing_zeros().min(63));
         // a half-board's diagonals of one direction span at most 32 (up to N = 22): both
         // directions then fit one 64-bit row and one transpose
         let packed = (main >> main_low) >> 32 == 0 && (anti >> anti_low) >> 32 == 0;

@@ -143,7 +143,7 @@ pub(crate) fn join(
     let queens = north_rows.count_ones();
     // `out[..end]` holds the patterns; the rest is room for candidates, sized once per cell
     let mut end = out.len();
-    let (low, width) = (cols.trailing_zeros(), cols.count_ones());
+    let (low, width) = (cols.trailing_zeros().min(63), cols.count_ones());
     debug_assert_eq!(
         cols >> low,
         (1 << width) - 1,
