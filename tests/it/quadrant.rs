@@ -35,7 +35,7 @@ fn quadrant_counts_the_known_table_to_17() {
     }
 }
 
-/// Release-only (about 15 s on two threads): CI runs it with `--ignored`.
+/// Release-only (about 5 s on two threads): CI runs it with `--ignored`.
 #[test]
 #[ignore]
 fn quadrant_18() {
@@ -44,13 +44,13 @@ fn quadrant_18() {
 }
 
 #[test]
-fn auto_takes_quadrant_from_16_to_18_unless_asked_otherwise() {
+fn auto_takes_quadrant_from_16_to_19_unless_asked_otherwise() {
     let plan = |o: &CountOptions, n| o.plan(n, None).unwrap().engine().name();
     let auto = CountOptions::default();
     assert_eq!(plan(&auto, 15), "d4");
     assert_eq!(plan(&auto, 16), "quadrant");
-    assert_eq!(plan(&auto, 18), "quadrant");
-    assert_eq!(plan(&auto, 19), "d4");
+    assert_eq!(plan(&auto, 19), "quadrant");
+    assert_eq!(plan(&auto, 20), "d4");
     let unique = CountOptions {
         unique: true,
         ..CountOptions::default()
