@@ -121,8 +121,6 @@ struct Pivots {
     count: usize,
     /// Pivot `i`'s diagonal as a pattern.
     mask: [Pattern; PIVOTS],
-    /// Pivot `i`'s diagonal: main `d` as `d`, anti-diagonal `d` as `64 + d`.
-    diagonal: [u8; PIVOTS],
 }
 
 impl Pivots {
@@ -140,8 +138,13 @@ impl Pivots {
     /// Each diagonal's bit in [`Pivots::signature`], indexed like [`Sieve`]'s `slot`.
     fn signature_bits(&self) -> [u8; 128] {
         let mut bits = [0; 128];
-        for (i, &d) in self.diagonal[..self.count].iter().enumerate() {
-            bits[usize::from(d)] = 1 << (self.count - 1 - i);
+        for (i, m) in self.mask[..self.count].iter().enumerate() {
+            let d = if m.main != 0 {
+                m.main.trailing_zeros()
+            } else {
+                64 + m.anti.trailing_zeros()
+            };
+            bits[d as usize] = 1 << (self.count - 1 - i);
         }
         bits
     }
@@ -173,7 +176,6 @@ impl Pivots {
             if best == 0 {
                 break;
             }
-            pivots.diagonal[pivots.count] = d as u8;
             pivots.mask[pivots.count] = if d < 64 {
                 Pattern {
                     main: 1 << d,
@@ -243,11 +245,9 @@ pub struct Sieve {
     reach: Vec<u32>,
     reach_at: Vec<usize>,
     covered: Vec<u64>,
-    /// Buffers: one side's patterns in signature order, their signatures, and where each
-    /// group starts.
+    /// Buffers: the stored patterns in signature order, and their signatures.
     sorted: Vec<Pattern>,
     signatures: Vec<u8>,
-    start: [usize; GROUPS + 1],
 }
 
 impl Default for Sieve {
@@ -267,7 +267,6 @@ impl Default for Sieve {
             covered: Vec::new(),
             sorted: Vec::new(),
             signatures: Vec::new(),
-            start: [0; GROUPS + 1],
         }
     }
 }
@@ -285,19 +284,20 @@ impl Sieve {
         };
         self.pivots = Pivots::choose(count, patterns, others);
         self.signature_bit = self.pivots.signature_bits();
+        let mut start = [0; GROUPS + 1];
         if self.pivots.count == 0 {
             self.slice(patterns);
-            self.start[..2].copy_from_slice(&[0, patterns.len()]);
+            start[1] = patterns.len();
         } else {
             let mut sorted = std::mem::take(&mut self.sorted);
             let mut signatures = std::mem::take(&mut self.signatures);
             self.pivots
-                .group(patterns, &mut sorted, &mut signatures, &mut self.start);
+                .group(patterns, &mut sorted, &mut signatures, &mut start);
             self.signatures = signatures;
             self.slice(&sorted);
             self.sorted = sorted;
         }
-        self.index_reach();
+        self.index_reach(&start);
     }
 
     /// Bit-slices `patterns` into blocks.
@@ -358,13 +358,14 @@ impl Sieve {
         }
     }
 
-    /// For every signature, the blocks worth visiting: those holding a compatible group.
-    fn index_reach(&mut self) {
+    /// For every signature, the blocks worth visiting: those holding a compatible group
+    /// (group `g` is `start[g]..start[g + 1]` of the stored patterns).
+    fn index_reach(&mut self, start: &[usize; GROUPS + 1]) {
         let groups = 1usize << self.pivots.count;
         // which groups each block holds (groups are runs of the sorted patterns)
         let mut present = vec![[0u64; 4]; self.blocks];
         for g in 0..groups {
-            let (from, to) = (self.start[g], self.start[g + 1]);
+            let (from, to) = (start[g], start[g + 1]);
             if from < to {
                 for set in &mut present[from / BLOCK..=(to - 1) / BLOCK] {
                     set[g / 64] |= 1 << (g % 64);
