@@ -3,25 +3,35 @@
 
 use super::sieve::{vector_kernel, Pattern};
 use super::Kernel;
+use std::mem::MaybeUninit;
 
-/// Writes to `out` every `p.with(q)` for `p` of `upper` and `q` of `lower` that share no
-/// diagonal with each other or with `avoid`, and returns how many. `out` has room for every
-/// pair. [`Kernel::Scalar`] runs the portable loop, a vector kernel the AVX2 one where the
-/// CPU has it.
+/// Appends to `out` every `p.with(q)` for `p` of `upper` and `q` of `lower` that share no
+/// diagonal with each other or with `avoid`. [`Kernel::Scalar`] runs the portable loop, a
+/// vector kernel the AVX2 one where the CPU has it.
 pub fn pair_up(
     kernel: Kernel,
     upper: &[Pattern],
     lower: &[Pattern],
     avoid: Pattern,
-    out: &mut [Pattern],
-) -> usize {
+    out: &mut Vec<Pattern>,
+) {
+    // candidates are written unconditionally into room for every pair, never zeroed first
+    out.reserve(upper.len() * lower.len());
+    let room = &mut out.spare_capacity_mut()[..upper.len() * lower.len()];
     #[cfg(target_arch = "x86_64")]
-    if kernel != Kernel::Scalar && vector_kernel().is_some() {
+    let kept = if kernel != Kernel::Scalar && vector_kernel().is_some() {
         // SAFETY: `pair_up_avx2` only needs AVX2 and popcnt, which `vector_kernel` found.
-        return unsafe { pair_up_avx2(upper, lower, avoid, out) };
-    }
-    let _ = kernel;
-    pair_up_body(upper, lower, avoid, out)
+        unsafe { pair_up_avx2(upper, lower, avoid, room) }
+    } else {
+        pair_up_body(upper, lower, avoid, room)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let kept = {
+        let _ = kernel;
+        pair_up_body(upper, lower, avoid, room)
+    };
+    // SAFETY: both loops wrote `room[..kept]`, which lies within the capacity reserved above.
+    unsafe { out.set_len(out.len() + kept) };
 }
 
 /// The same loop on 128-bit registers: a pattern is one register, a clash test one `vptest`.
@@ -31,11 +41,11 @@ fn pair_up_avx2(
     upper: &[Pattern],
     lower: &[Pattern],
     avoid: Pattern,
-    out: &mut [Pattern],
+    room: &mut [MaybeUninit<Pattern>],
 ) -> usize {
     use std::arch::x86_64::*;
     assert!(
-        out.len() >= upper.len() * lower.len(),
+        room.len() >= upper.len() * lower.len(),
         "room for every pair"
     );
     let load = |p: &Pattern| _mm_set_epi64x(p.anti as i64, p.main as i64);
@@ -46,10 +56,10 @@ fn pair_up_avx2(
         let clash = _mm_or_si128(p, avoid_v);
         let mut kept = 0;
         // SAFETY: `Pattern` is `repr(C)`, two u64: one unaligned 128-bit load or store each.
-        // `end + kept` stays below `end + lower.len()`, at most `out.len()` (asserted above,
+        // `end + kept` stays below `end + lower.len()`, at most `room.len()` (asserted above,
         // with `end` growing by at most `lower.len()` per pattern of `upper`).
         unsafe {
-            let dst = out.as_mut_ptr().add(end);
+            let dst = room.as_mut_ptr().add(end);
             for q in lower {
                 let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
                 _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p, q));
@@ -61,22 +71,23 @@ fn pair_up_avx2(
     end
 }
 
+/// Returns how many it wrote, at the front of `room`.
 #[inline(always)]
 fn pair_up_body(
     upper: &[Pattern],
     lower: &[Pattern],
     avoid: Pattern,
-    out: &mut [Pattern],
+    room: &mut [MaybeUninit<Pattern>],
 ) -> usize {
     let mut end = 0;
     for &p in upper.iter().filter(|p| p.disjoint(avoid)) {
         let clash = p.with(avoid);
         // every candidate is written and the end moves only past the disjoint ones: whether
         // a pair clashes is a coin toss, a branch on it mispredicts
-        let slots = &mut out[end..end + lower.len()];
+        let slots = &mut room[end..end + lower.len()];
         let mut kept = 0;
         for q in lower {
-            slots[kept] = p.with(*q);
+            slots[kept].write(p.with(*q));
             kept += usize::from(q.disjoint(clash));
         }
         end += kept;
@@ -121,9 +132,12 @@ mod tests {
                 "{a} x {b} tests something"
             );
             for kernel in Kernel::available() {
-                let mut out = vec![Pattern::default(); a * b];
-                let kept = pair_up(kernel, &upper, &lower, avoid, &mut out);
-                assert_eq!(&out[..kept], &want[..], "{kernel:?}, {a} x {b}");
+                // appended after what `out` holds
+                let first = next();
+                let mut out = vec![first];
+                pair_up(kernel, &upper, &lower, avoid, &mut out);
+                assert_eq!(out[0], first, "{kernel:?}, {a} x {b}");
+                assert_eq!(&out[1..], &want[..], "{kernel:?}, {a} x {b}");
             }
         }
     }

@@ -24,7 +24,7 @@ use crate::kernel::Kernel;
 use quarter::{Quarter, Region};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The largest board the quadrant engine takes (its unit list and tables grow as `2^N`).
 pub const QUADRANT_MAX_N: usize = 22;
@@ -111,29 +111,13 @@ impl Layout {
     /// Builds the quarter tables when they fit in `memory_limit` bytes (otherwise halves are
     /// searched, slower but in little memory). Later calls return what the first decided.
     pub fn prepare(&self, memory_limit: u64) -> Memory {
-        let halves = self.halves.get_or_init(|| {
-            let regions = self.regions();
-            let sizes: Vec<(u64, Vec<u32>)> = regions.iter().map(|r| r.table_size()).collect();
-            let bytes: u64 = sizes.iter().map(|s| s.0).sum();
-            if bytes > memory_limit {
-                return Halves::Search;
-            }
-            let built = Mutex::new(Vec::new());
-            rayon::scope(|s| {
-                for (i, (region, (_, per_cell))) in regions.iter().zip(&sizes).enumerate() {
-                    let built = &built;
-                    s.spawn(move |_| {
-                        let q = Quarter::build(*region, per_cell);
-                        built.lock().unwrap_or_else(|p| p.into_inner()).push((i, q));
-                    });
-                }
-            });
-            let mut built = built.into_inner().unwrap_or_else(|p| p.into_inner());
-            built.sort_by_key(|(i, _)| *i);
-            let mut quarters = built.into_iter().map(|(_, q)| q);
-            let mut next = || quarters.next().expect("four quarters");
-            Halves::Tables(Box::new([next(), next(), next(), next()]))
-        });
+        let halves =
+            self.halves.get_or_init(
+                || match Quarter::build_within(self.regions(), memory_limit) {
+                    Some(quarters) => Halves::Tables(Box::new(quarters)),
+                    None => Halves::Search,
+                },
+            );
         Memory {
             tables: match halves {
                 Halves::Tables(q) => q.iter().map(Quarter::bytes).sum(),
@@ -243,36 +227,28 @@ impl Layout {
 /// The units of an `n`×`n` board: for each middle row (odd boards), each set of half the
 /// remaining rows, in increasing order, keeping the least of each symmetry class.
 fn units(n: usize) -> Vec<Unit> {
-    let all = (1u64 << n) - 1;
     let half = n / 2;
     let middles: Vec<u8> = if n.is_multiple_of(2) {
         vec![NO_MIDDLE]
     } else {
         (0..n as u8).collect()
     };
-    let flip_rows = |rows: u64| {
-        (0..n)
-            .filter(|r| rows >> r & 1 != 0)
-            .fold(0u64, |m, r| m | 1 << (n - 1 - r))
-    };
+    // upside down: row `r` to row `n - 1 - r`
+    let flip_rows = |rows: u64| rows.reverse_bits() >> (64 - n);
     let flip_middle = |m: u8| if m == NO_MIDDLE { m } else { n as u8 - 1 - m };
     let mut out = Vec::new();
     for &middle in &middles {
-        let free = if middle == NO_MIDDLE {
-            all
+        let all = (1u64 << n) - 1;
+        let (free, skip) = if middle == NO_MIDDLE {
+            (all, 0)
         } else {
-            all & !(1 << middle)
+            (all & !(1 << middle), usize::from(middle))
         };
-        let mut east = 0u64;
-        // every subset of `free`, increasing
-        loop {
-            east = east.wrapping_sub(free) & free;
-            if east == 0 {
-                break;
-            }
-            if east.count_ones() as usize != half {
-                continue;
-            }
+        // the sets of `half` rows out of the free ones, increasing: sets of `half` bits out
+        // of `2 * half`, with a gap opened at the middle row (which keeps their order)
+        for chosen in quarter::subsets(2 * half as u32, half as u32) {
+            let below = chosen & ((1 << skip) - 1);
+            let east = below | (chosen ^ below) << usize::from(middle != NO_MIDDLE);
             let west = free & !east;
             let key = |m: u8, rows: u64| (m.wrapping_add(1), rows);
             let mut class = [
@@ -290,14 +266,6 @@ fn units(n: usize) -> Vec<Unit> {
                 east_rows: east as u32,
                 middle_row: middle,
                 weight: distinct as u8,
-            });
-        }
-        if half == 0 {
-            // a 1x1 board: the middle queen alone, both halves empty
-            out.push(Unit {
-                east_rows: 0,
-                middle_row: middle,
-                weight: 1,
             });
         }
     }

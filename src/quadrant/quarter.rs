@@ -8,6 +8,8 @@
 use crate::kernel::join;
 use crate::kernel::sieve::Pattern;
 use crate::kernel::Kernel;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Every non-attacking placement in one quarter of the board (at most one queen per row and
 /// column), indexed by the (rows, columns) it occupies.
@@ -17,7 +19,15 @@ pub(crate) struct Quarter {
     rows: usize,
     col0: usize,
     cols: usize,
-    /// Patterns of cell `k` (`rows_bits << cols | cols_bits`) at `offsets[k]..offsets[k + 1]`.
+    /// The placements on the quarter's rows `r` (bit `i`: row `row0 + i`) at `by_rows[r]`.
+    by_rows: Vec<RowSet>,
+}
+
+/// The placements of a quarter on one set of its rows, by the columns they take.
+#[derive(Debug, Default)]
+struct RowSet {
+    /// Placements on the quarter's columns `c` at `offsets[c]..offsets[c + 1]` (empty when
+    /// the row set has none).
     offsets: Vec<u32>,
     patterns: Vec<Pattern>,
 }
@@ -32,93 +42,108 @@ pub(crate) struct Region {
     pub cols: usize,
 }
 
-impl Region {
-    /// Visits every placement in the region with its cell key.
-    fn for_each_placement(self, mut visit: impl FnMut(usize, Pattern)) {
-        fn go(
-            r: Region,
-            i: usize,
-            row_bits: usize,
-            col_bits: usize,
-            p: Pattern,
-            visit: &mut impl FnMut(usize, Pattern),
-        ) {
-            if i == r.rows {
-                visit(row_bits << r.cols | col_bits, p);
+impl RowSet {
+    /// Every placement of `region` with a queen on each of its rows `rows` and on no other.
+    fn build(region: Region, rows: usize) -> RowSet {
+        fn go(r: Region, left: usize, cols: usize, p: Pattern, out: &mut Vec<(usize, Pattern)>) {
+            if left == 0 {
+                out.push((cols, p));
                 return;
             }
-            go(r, i + 1, row_bits, col_bits, p, visit);
-            for j in (0..r.cols).filter(|j| col_bits >> j & 1 == 0) {
+            let i = left.trailing_zeros() as usize;
+            for j in (0..r.cols).filter(|j| cols >> j & 1 == 0) {
                 let q = Pattern::queen(r.n, r.row0 + i, r.col0 + j);
                 if p.disjoint(q) {
-                    go(
-                        r,
-                        i + 1,
-                        row_bits | 1 << i,
-                        col_bits | 1 << j,
-                        p.with(q),
-                        visit,
-                    );
+                    go(r, left & (left - 1), cols | 1 << j, p.with(q), out);
                 }
             }
         }
-        go(self, 0, 0, 0, Pattern::default(), &mut visit);
+        let mut found = Vec::new();
+        go(region, rows, 0, Pattern::default(), &mut found);
+        if found.is_empty() {
+            return RowSet::default();
+        }
+        // counting sort by columns: each cell's placements contiguous, in search order
+        let mut offsets = vec![0u32; (1 << region.cols) + 1];
+        for &(cols, _) in &found {
+            offsets[cols + 1] += 1;
+        }
+        for c in 1..offsets.len() {
+            offsets[c] += offsets[c - 1];
+        }
+        let mut cursor = offsets.clone();
+        let mut patterns = vec![Pattern::default(); found.len()];
+        for (cols, p) in found {
+            patterns[cursor[cols] as usize] = p;
+            cursor[cols] += 1;
+        }
+        RowSet { offsets, patterns }
     }
 
-    /// Cells in the index.
-    fn cells(self) -> usize {
-        1 << (self.rows + self.cols)
+    fn cell(&self, cols: usize) -> &[Pattern] {
+        match self.offsets.get(cols..cols + 2) {
+            Some(&[from, to]) => &self.patterns[from as usize..to as usize],
+            _ => &[],
+        }
     }
 
-    /// Bytes the quarter table of this region takes, and its placements per cell.
-    pub(crate) fn table_size(self) -> (u64, Vec<u32>) {
-        let mut per_cell = vec![0u32; self.cells()];
-        self.for_each_placement(|k, _| per_cell[k] += 1);
-        let placements: u64 = per_cell.iter().map(|&c| u64::from(c)).sum();
-        let bytes = placements * std::mem::size_of::<Pattern>() as u64
-            + (self.cells() as u64 + 1) * std::mem::size_of::<u32>() as u64;
-        (bytes, per_cell)
+    fn bytes(&self) -> u64 {
+        (self.patterns.len() * std::mem::size_of::<Pattern>()
+            + self.offsets.len() * std::mem::size_of::<u32>()) as u64
     }
 }
 
 impl Quarter {
-    /// The table of `region`, from its per-cell counts ([`Region::table_size`]).
-    pub(crate) fn build(region: Region, per_cell: &[u32]) -> Quarter {
-        let mut offsets = Vec::with_capacity(per_cell.len() + 1);
-        let mut at = 0u32;
-        offsets.push(0);
-        for &c in per_cell {
-            at += c;
-            offsets.push(at);
+    /// The tables of `regions`, built in parallel (one task per quarter and row set), or
+    /// `None` as soon as they pass `memory_limit` bytes: what was built is dropped, so the
+    /// peak stays near the limit.
+    pub(crate) fn build_within<const Q: usize>(
+        regions: [Region; Q],
+        memory_limit: u64,
+    ) -> Option<[Quarter; Q]> {
+        let used = AtomicU64::new(0);
+        let over = AtomicBool::new(false);
+        let tasks: Vec<(usize, usize)> = (0..Q)
+            .flat_map(|q| (0..1usize << regions[q].rows).map(move |rows| (q, rows)))
+            .collect();
+        let sets: Vec<RowSet> = tasks
+            .par_iter()
+            .with_max_len(1)
+            .map(|&(q, rows)| {
+                if over.load(Ordering::Relaxed) {
+                    return RowSet::default();
+                }
+                let set = RowSet::build(regions[q], rows);
+                if used.fetch_add(set.bytes(), Ordering::Relaxed) + set.bytes() > memory_limit {
+                    over.store(true, Ordering::Relaxed);
+                }
+                set
+            })
+            .collect();
+        if over.into_inner() {
+            return None;
         }
-        let mut patterns = vec![Pattern::default(); at as usize];
-        let mut cursor: Vec<u32> = offsets[..per_cell.len()].to_vec();
-        region.for_each_placement(|k, p| {
-            patterns[cursor[k] as usize] = p;
-            cursor[k] += 1;
-        });
-        Quarter {
+        // `sets` is in task order: each quarter's row sets, quarter after quarter
+        let mut sets = sets.into_iter();
+        Some(regions.map(|region| Quarter {
             row0: region.row0,
             rows: region.rows,
             col0: region.col0,
             cols: region.cols,
-            offsets,
-            patterns,
-        }
+            by_rows: sets.by_ref().take(1 << region.rows).collect(),
+        }))
     }
 
     /// The placements on exactly `rows` and `cols` (board bit masks, clipped to the quarter).
     fn cell(&self, rows: u64, cols: u64) -> &[Pattern] {
         let r = (rows >> self.row0) as usize & ((1 << self.rows) - 1);
         let c = (cols >> self.col0) as usize & ((1 << self.cols) - 1);
-        let k = r << self.cols | c;
-        &self.patterns[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+        self.by_rows[r].cell(c)
     }
 
     /// Bytes held by the table.
     pub(crate) fn bytes(&self) -> u64 {
-        (self.patterns.len() * std::mem::size_of::<Pattern>()
-            + self.offsets.len() * std::mem::size_of::<u32>()) as u64
+        self.by_rows.iter().map(RowSet::bytes).sum()
     }
 
     /// Rows of the board this quarter covers, as a mask.
@@ -141,8 +166,6 @@ pub(crate) fn join(
 ) {
     let north_rows = rows & north.row_mask();
     let queens = north_rows.count_ones();
-    // `out[..end]` holds the patterns; the rest is room for candidates, sized once per cell
-    let mut end = out.len();
     let (low, width) = (cols.trailing_zeros().min(63), cols.count_ones());
     debug_assert_eq!(
         cols >> low,
@@ -151,23 +174,16 @@ pub(crate) fn join(
     );
     for chosen in subsets(width, queens) {
         let x = chosen << low;
-        {
-            let upper = north.cell(north_rows, x);
-            if !upper.is_empty() {
-                let lower = south.cell(rows & !north_rows, cols & !x);
-                let room = end + upper.len() * lower.len();
-                if out.len() < room {
-                    out.resize(room, Pattern::default());
-                }
-                end += join::pair_up(kernel, upper, lower, avoid, &mut out[end..room]);
-            }
+        let upper = north.cell(north_rows, x);
+        if !upper.is_empty() {
+            let lower = south.cell(rows & !north_rows, cols & !x);
+            join::pair_up(kernel, upper, lower, avoid, out);
         }
     }
-    out.truncate(end);
 }
 
 /// Every set of `size` bits out of the low `width` bits, in increasing order.
-fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
+pub(crate) fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
     let first = (1u64 << size) - 1;
     let past = 1u64 << width;
     std::iter::successors((size <= width).then_some(first), move |&s| {
@@ -237,6 +253,21 @@ pub(crate) fn search(n: usize, rows: u64, cols: u64, avoid: Pattern, out: &mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_are_built_within_the_limit_or_not_at_all() {
+        let region = Region {
+            n: 12,
+            row0: 0,
+            rows: 6,
+            col0: 6,
+            cols: 6,
+        };
+        let whole = Quarter::build_within([region], u64::MAX).unwrap()[0].bytes();
+        assert!(whole > 0);
+        assert!(Quarter::build_within([region], whole).is_some());
+        assert!(Quarter::build_within([region], whole - 1).is_none());
+    }
 
     #[test]
     fn subsets_are_every_choice_in_order() {

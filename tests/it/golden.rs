@@ -90,8 +90,22 @@ const GOLDEN: &[Golden] = &[
         "283a5146",
         "60285b6cc5858483",
     ),
+    (1, EngineChoice::Quadrant, None, 1, "771874ae", "-"),
+    (2, EngineChoice::Quadrant, None, 1, "f2c82edb", "-"),
+    (3, EngineChoice::Quadrant, None, 2, "294f0b0c", "-"),
+    (4, EngineChoice::Quadrant, None, 3, "a6de34ec", "-"),
+    (5, EngineChoice::Quadrant, None, 9, "f203ac4a", "-"),
+    (8, EngineChoice::Quadrant, None, 23, "06851a9d", "-"),
+    (9, EngineChoice::Quadrant, None, 163, "4001abbd", "-"),
+    (12, EngineChoice::Quadrant, None, 252, "f173a787", "-"),
+    (13, EngineChoice::Quadrant, None, 3024, "cde1f5e7", "-"),
     (16, EngineChoice::Quadrant, None, 3299, "f817db49", "-"),
     (17, EngineChoice::Quadrant, None, 54779, "c0a9b5c0", "-"),
+    (18, EngineChoice::Quadrant, None, 12283, "96d9335d", "-"),
+    (19, EngineChoice::Quadrant, None, 231073, "e1d8054c", "-"),
+    (20, EngineChoice::Quadrant, None, 46508, "0908f62e", "-"),
+    (21, EngineChoice::Quadrant, None, 970288, "31ef8f68", "-"),
+    (22, EngineChoice::Quadrant, None, 176870, "2764576a", "-"),
 ];
 
 fn plan_of(n: usize, engine: EngineChoice, depth: Option<usize>) -> Plan {
