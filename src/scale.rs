@@ -176,7 +176,8 @@ pub fn thread_list(asked: &[usize]) -> (Vec<usize>, bool) {
 }
 
 /// Runs `count n` `repeat` times for each thread count of [`thread_list`]`(threads)`, after
-/// one untimed warm-up run, and checks that every run agrees.
+/// one untimed warm-up run, in rounds (each thread count once per round), and checks that
+/// every run agrees.
 /// `on_run(threads, run, seconds)` is called after each timed run (for progress on stderr).
 ///
 /// ```
@@ -206,14 +207,15 @@ pub fn measure(
         ..opts.clone()
     };
     let mut first: Option<crate::Counts> = Some(count(n, &warm)?);
-    let mut samples = Vec::new();
-    for &t in &threads {
-        let run_opts = CountOptions {
-            threads: Some(t),
-            ..opts.clone()
-        };
-        let mut times = Vec::new();
-        for run in 0..repeat {
+    // round by round, every thread count once a round: a machine that drifts (other
+    // tenants, clocks) slows all thread counts alike instead of one block of runs
+    let mut samples: Vec<(usize, Vec<f64>)> = threads.iter().map(|&t| (t, Vec::new())).collect();
+    for run in 0..repeat {
+        for (t, times) in &mut samples {
+            let run_opts = CountOptions {
+                threads: Some(*t),
+                ..opts.clone()
+            };
             let c = count(n, &run_opts)?;
             if let Some(f) = &first {
                 if (f.total, f.unique) != (c.total, c.unique) {
@@ -224,11 +226,10 @@ pub fn measure(
                 }
             }
             let secs = c.elapsed.as_secs_f64();
-            on_run(t, run + 1, secs);
+            on_run(*t, run + 1, secs);
             times.push(secs);
             first.get_or_insert(c);
         }
-        samples.push((t, times));
     }
     let first = first.expect("at least one run");
     Ok(ScaleReport {

@@ -193,3 +193,25 @@ fn completions_for_common_shells() {
     }
     assert_eq!(run(&["completions", "tcsh"]).0, 2);
 }
+
+#[test]
+fn scale_runs_thread_counts_in_alternating_rounds() {
+    let mut order = Vec::new();
+    let report = nqueens::scale::measure(
+        8,
+        &nqueens::CountOptions::default(),
+        &[2],
+        3,
+        |threads, run, _| order.push((threads, run)),
+    )
+    .unwrap();
+    assert_eq!(order, [(1, 1), (2, 1), (1, 2), (2, 2), (1, 3), (2, 3)]);
+    assert_eq!(
+        report
+            .rows
+            .iter()
+            .map(|r| (r.threads, r.runs))
+            .collect::<Vec<_>>(),
+        [(1, 3), (2, 3)]
+    );
+}
