@@ -53,7 +53,7 @@ impl CountOptions {
     /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
     /// It depends on N, the engine, the prefix and the split depth, never on the threads.
     ///
-    /// `auto` runs the quadrant engine where it measured fastest on the CPU (N = 16 to 19)
+    /// `auto` runs the quadrant engine where it measured fastest on the CPU (N = 14 to 20)
     /// unless fundamental solutions, a split depth or a GPU are asked for;
     /// it never depends on the machine, so shards of one run agree on it.
     pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {

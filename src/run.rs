@@ -203,7 +203,8 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     if let Some(progress) = hooks.progress {
         progress(resumed, shard_len);
     }
-    // execute
+    // execute (the time counts from here: opening builds the quadrant engine's tables)
+    let start = Instant::now();
     let executor = execute::open(&plan, &settings.options)?;
     let finished = AtomicUsize::new(resumed);
     let inbox = Mutex::new(Inbox::default());
@@ -218,7 +219,6 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     };
     let never = AtomicBool::new(false);
     let cancel = hooks.cancel.unwrap_or(&never);
-    let start = Instant::now();
     let execute = || executor.execute(&plan, &todo, settings.options.unique, cancel, &on_done);
     let executed = match &checkpoint {
         None => execute(),
@@ -282,9 +282,9 @@ pub(crate) fn recount(
     ids: &[usize],
     options: &CountOptions,
 ) -> Result<(Counts, Vec<Found>), Error> {
+    let start = Instant::now();
     let executor = execute::open(plan, options)?;
     let found: Mutex<Vec<(usize, Found)>> = Mutex::new(Vec::with_capacity(ids.len()));
-    let start = Instant::now();
     let executed = executor.execute(
         plan,
         ids,

@@ -273,18 +273,19 @@ fn units(n: usize) -> Vec<Unit> {
 }
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
-/// than d4 (AVX2 Zen 3, one thread: N = 16, 17, 18 at 2.6×, 2.7×, 4.5×; two threads: N = 19
-/// at 3.7×; N = 15 and below d4 is as fast or faster).
+/// than d4 (AVX2 Zen 3, one thread: N = 14, 15 at 1.3×, 1.2×, N = 16, 17, 18 at 3.0×, 3.2×,
+/// 5.4×; two threads: N = 20 at 5.0× (d4 timed on one shard of eight); at N = 13 d4 is
+/// faster).
 pub fn auto_takes(n: usize) -> bool {
     (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
 }
 
 /// The smallest board `auto` counts with the quadrant engine.
-pub const AUTO_MIN_N: usize = 16;
+pub const AUTO_MIN_N: usize = 14;
 
 /// The largest board `auto` counts with the quadrant engine: beyond it the engine was not
-/// measured (its tables reach 0.5 GB at N = 20).
-pub const AUTO_MAX_N: usize = 19;
+/// measured (its tables take 0.5 GB at N = 20 and 1.4 GB at N = 21).
+pub const AUTO_MAX_N: usize = 20;
 
 /// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
 pub fn default_memory_limit() -> u64 {
@@ -359,9 +360,9 @@ mod doc_examples {
 
     #[test]
     fn auto_takes_example() {
-        assert!(!crate::quadrant::auto_takes(15));
-        assert!(crate::quadrant::auto_takes(16));
-        assert!(crate::quadrant::auto_takes(19));
-        assert!(!crate::quadrant::auto_takes(20));
+        assert!(!crate::quadrant::auto_takes(13));
+        assert!(crate::quadrant::auto_takes(14));
+        assert!(crate::quadrant::auto_takes(20));
+        assert!(!crate::quadrant::auto_takes(21));
     }
 }

@@ -44,13 +44,14 @@ fn quadrant_18() {
 }
 
 #[test]
-fn auto_takes_quadrant_from_16_to_19_unless_asked_otherwise() {
+fn auto_takes_quadrant_from_14_to_20_unless_asked_otherwise() {
     let plan = |o: &CountOptions, n| o.plan(n, None).unwrap().engine().name();
     let auto = CountOptions::default();
-    assert_eq!(plan(&auto, 15), "d4");
+    assert_eq!(plan(&auto, 13), "d4");
+    assert_eq!(plan(&auto, 14), "quadrant");
     assert_eq!(plan(&auto, 16), "quadrant");
-    assert_eq!(plan(&auto, 19), "quadrant");
-    assert_eq!(plan(&auto, 20), "d4");
+    assert_eq!(plan(&auto, 20), "quadrant");
+    assert_eq!(plan(&auto, 21), "d4");
     let unique = CountOptions {
         unique: true,
         ..CountOptions::default()
