@@ -102,11 +102,9 @@ mod tests {
     /// Random sparse patterns, paired up by each loop and by a plain filter.
     #[test]
     fn pairs_up_like_the_plain_filter() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
         let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = random();
             Pattern {
                 main: x & x >> 11 & x >> 23 & 0xFF_FFFF,
                 anti: x >> 24 & x >> 37 & x >> 40 & 0xFF_FFFF,

@@ -256,6 +256,17 @@ fn search_vector<L: Leaf>(
     None
 }
 
+/// A xorshift generator for the kernels' tests: the same numbers from the same seed.
+#[cfg(test)]
+pub(crate) fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 #[cfg(test)]
 mod doc_examples {
     #[test]

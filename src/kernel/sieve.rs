@@ -565,13 +565,8 @@ mod tests {
 
     #[test]
     fn transpose64_swaps_rows_and_columns() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let rows: [u64; 64] = std::array::from_fn(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        });
+        let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
+        let rows: [u64; 64] = std::array::from_fn(|_| next());
         let mut t = rows;
         transpose64(&mut t);
         for (r, row) in rows.iter().enumerate() {
@@ -583,13 +578,7 @@ mod tests {
 
     #[test]
     fn signature_bytes_agree_with_the_pivot_test() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
         let patterns: Vec<Pattern> = (0..2000)
             .map(|_| Pattern {
                 main: next() & next(),
@@ -630,11 +619,9 @@ mod tests {
     /// Patterns from a small generator, compared with the plain pair test.
     #[test]
     fn counts_like_the_pair_test() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = crate::kernel::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = random();
             Pattern {
                 main: x & x >> 9 & 0x3FFF_FFFF,
                 anti: x >> 30 & x >> 41 & 0x3FFF_FFFF,

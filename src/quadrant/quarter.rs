@@ -45,21 +45,58 @@ pub(crate) struct Region {
 impl RowSet {
     /// Every placement of `region` with a queen on each of its rows `rows` and on no other.
     fn build(region: Region, rows: usize) -> RowSet {
-        fn go(r: Region, left: usize, cols: usize, p: Pattern, out: &mut Vec<(usize, Pattern)>) {
-            if left == 0 {
-                out.push((cols, p));
-                return;
-            }
-            let i = left.trailing_zeros() as usize;
-            for j in (0..r.cols).filter(|j| cols >> j & 1 == 0) {
-                let q = Pattern::queen(r.n, r.row0 + i, r.col0 + j);
-                if p.disjoint(q) {
-                    go(r, left & (left - 1), cols | 1 << j, p.with(q), out);
+        /// The queens go on the rows of `rows` lowest first; `right` and `left` are the
+        /// columns that the queens above attack in the row being filled, along the diagonals
+        /// going right and left.
+        #[derive(Clone, Copy)]
+        struct Step {
+            rows: usize,
+            row: usize,
+            cols: usize,
+            right: usize,
+            left: usize,
+            p: Pattern,
+        }
+        fn go(r: Region, at: Step, out: &mut Vec<(usize, Pattern)>) {
+            let mut free = !(at.cols | at.right | at.left) & ((1 << r.cols) - 1);
+            let rest = at.rows & (at.rows - 1);
+            // the gap to the next row moves the attacked columns that many places
+            let gap = (rest.trailing_zeros() as usize).wrapping_sub(at.row);
+            while free != 0 {
+                let j = free.trailing_zeros() as usize;
+                let bit = free & free.wrapping_neg();
+                free ^= bit;
+                let p = at.p.with(Pattern::queen(r.n, r.row0 + at.row, r.col0 + j));
+                let cols = at.cols | bit;
+                if rest == 0 {
+                    out.push((cols, p));
+                    continue;
                 }
+                let next = Step {
+                    rows: rest,
+                    row: at.row + gap,
+                    cols,
+                    right: (at.right | bit) << gap,
+                    left: (at.left | bit) >> gap,
+                    p,
+                };
+                go(r, next, out);
             }
         }
         let mut found = Vec::new();
-        go(region, rows, 0, Pattern::default(), &mut found);
+        if rows == 0 {
+            found.push((0, Pattern::default()));
+        } else {
+            let first = Step {
+                rows,
+                row: rows.trailing_zeros() as usize,
+                cols: 0,
+                right: 0,
+                left: 0,
+                p: Pattern::default(),
+            };
+            go(region, first, &mut found);
+        }
         if found.is_empty() {
             return RowSet::default();
         }
