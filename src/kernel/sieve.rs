@@ -183,17 +183,7 @@ impl Pivots {
             if best == 0 {
                 break;
             }
-            pivots.mask[pivots.count] = if d < 64 {
-                Pattern {
-                    main: 1 << d,
-                    anti: 0,
-                }
-            } else {
-                Pattern {
-                    main: 0,
-                    anti: 1 << (d - 64),
-                }
-            };
+            pivots.mask[pivots.count] = one_diagonal(d);
             pivots.count += 1;
             score[d] = 0;
         }
@@ -228,6 +218,21 @@ impl Pivots {
             let at = &mut next[usize::from(s)];
             sorted[*at] = p;
             *at += 1;
+        }
+    }
+}
+
+/// Diagonal `d` alone, indexed like [`Sieve`]'s `slot` (main diagonals below 64).
+fn one_diagonal(d: usize) -> Pattern {
+    if d < 64 {
+        Pattern {
+            main: 1 << d,
+            anti: 0,
+        }
+    } else {
+        Pattern {
+            main: 0,
+            anti: 1 << (d - 64),
         }
     }
 }
@@ -592,18 +597,7 @@ mod tests {
                 ..Pivots::default()
             };
             for i in 0..count {
-                let d = (i * 23 + 5) % 64;
-                pivots.mask[i] = if i % 2 == 0 {
-                    Pattern {
-                        main: 1 << d,
-                        anti: 0,
-                    }
-                } else {
-                    Pattern {
-                        main: 0,
-                        anti: 1 << d,
-                    }
-                };
+                pivots.mask[i] = one_diagonal((i * 23 + 5) % 64 + i % 2 * 64);
             }
             let bytes = SignatureBytes::new(&pivots);
             for &p in &patterns {
