@@ -228,6 +228,7 @@ impl Layout {
 /// remaining rows, in increasing order, keeping the least of each symmetry class.
 fn units(n: usize) -> Vec<Unit> {
     let half = n / 2;
+    let all = (1u64 << n) - 1;
     let middles: Vec<u8> = if n.is_multiple_of(2) {
         vec![NO_MIDDLE]
     } else {
@@ -238,17 +239,17 @@ fn units(n: usize) -> Vec<Unit> {
     let flip_middle = |m: u8| if m == NO_MIDDLE { m } else { n as u8 - 1 - m };
     let mut out = Vec::new();
     for &middle in &middles {
-        let all = (1u64 << n) - 1;
-        let (free, skip) = if middle == NO_MIDDLE {
-            (all, 0)
+        // the row a gap opens at (past the board when there is no middle row)
+        let (free, gap) = if middle == NO_MIDDLE {
+            (all, n)
         } else {
             (all & !(1 << middle), usize::from(middle))
         };
         // the sets of `half` rows out of the free ones, increasing: sets of `half` bits out
         // of `2 * half`, with a gap opened at the middle row (which keeps their order)
         for chosen in quarter::subsets(2 * half as u32, half as u32) {
-            let below = chosen & ((1 << skip) - 1);
-            let east = below | (chosen ^ below) << usize::from(middle != NO_MIDDLE);
+            let below = chosen & ((1 << gap) - 1);
+            let east = below | (chosen ^ below) << 1;
             let west = free & !east;
             let key = |m: u8, rows: u64| (m.wrapping_add(1), rows);
             let mut class = [
@@ -273,9 +274,9 @@ fn units(n: usize) -> Vec<Unit> {
 }
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
-/// than d4 (AVX2 Zen 3, one thread: N = 14, 15 at 1.3×, 1.2×, N = 16, 17, 18 at 3.0×, 3.2×,
-/// 5.4×; two threads: N = 20 at 5.0× (d4 timed on one shard of eight); at N = 13 d4 is
-/// faster).
+/// than d4 (AVX2 Zen 3, one thread: N = 14, 15 at 1.3×, 1.2×, N = 16, 17, 18 at 2.8×, 3.1×,
+/// 4.75×; two threads: N = 19 at 4.3×, N = 20 at 4.5–5.0× (d4 timed on one shard of eight);
+/// at N = 13 d4 is faster).
 pub fn auto_takes(n: usize) -> bool {
     (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
 }
