@@ -410,6 +410,9 @@ impl Sieve {
                 continue;
             }
             for (masks, offset) in [(main, 0), (anti, 64)] {
+                // a last chunk of fewer than 64 leaves rows past it: they must not keep the
+                // other direction's transpose
+                rows.fill(0);
                 for (row, p) in rows.iter_mut().zip(chunk) {
                     *row = if offset == 0 { p.main } else { p.anti };
                 }
@@ -634,18 +637,47 @@ mod tests {
         for (a, b) in cases {
             let left: Vec<Pattern> = (0..a).map(|_| next()).collect();
             let right: Vec<Pattern> = (0..b).map(|_| next()).collect();
-            let mut sieve = Sieve::default();
-            sieve.load(&left, &right);
-            let want = left
-                .iter()
-                .flat_map(|p| right.iter().map(move |q| p.disjoint(*q)))
-                .filter(|&ok| ok)
-                .count() as u64;
+            let sieve = loaded_like_the_pair_test(&left, &right);
             let grouped = a > 2 * BLOCK && b >= MIN_GROUPED_OTHERS;
             assert_eq!(sieve.pivots.count > 0, grouped, "{a} x {b} grouped");
-            assert_eq!(sieve.count_disjoint(&right), want, "{a} x {b}");
-            assert_eq!(count_body(&sieve, &right), want, "portable body, {a} x {b}");
         }
+    }
+
+    /// Masks whose diagonals span more than 32 bits each take the load with one transpose
+    /// per direction instead of one for both.
+    #[test]
+    fn counts_like_the_pair_test_on_wide_masks() {
+        let mut random = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = || {
+            let (x, y) = (random(), random());
+            Pattern {
+                main: x & x >> 9 & x >> 19,
+                anti: y & y >> 9 & y >> 19,
+            }
+        };
+        for (a, b) in [(100, 100), (1000, 1100)] {
+            let left: Vec<Pattern> = (0..a).map(|_| next()).collect();
+            let right: Vec<Pattern> = (0..b).map(|_| next()).collect();
+            let span = |m: u64| 64 - m.leading_zeros() - m.trailing_zeros();
+            let main = left.iter().fold(0, |m, p| m | p.main);
+            assert!(span(main) > 32, "{a} x {b} spans {}", span(main));
+            loaded_like_the_pair_test(&left, &right);
+        }
+    }
+
+    /// Loads `left`, checks both counting loops against the plain pair test, returns the sieve.
+    fn loaded_like_the_pair_test(left: &[Pattern], right: &[Pattern]) -> Sieve {
+        let mut sieve = Sieve::default();
+        sieve.load(left, right);
+        let want = left
+            .iter()
+            .flat_map(|p| right.iter().map(move |q| p.disjoint(*q)))
+            .filter(|&ok| ok)
+            .count() as u64;
+        let (a, b) = (left.len(), right.len());
+        assert_eq!(sieve.count_disjoint(right), want, "{a} x {b}");
+        assert_eq!(count_body(&sieve, right), want, "portable body, {a} x {b}");
+        sieve
     }
 }
 
