@@ -31,6 +31,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Measure how `count N` scales with threads.
     Scale(ScaleArgs),
+    /// List the GPU adapters: their numbers for --gpus, names and kinds.
+    Devices,
     /// Print a shell completion script (bash, zsh, fish, ...).
     Completions {
         /// The shell.
@@ -68,6 +70,9 @@ pub struct ScaleArgs {
     /// Where the search runs (gpu: measure the GPU).
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
+    /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub gpus: Option<Vec<usize>>,
     /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub memory_limit: Option<u64>,
@@ -97,6 +102,7 @@ impl ScaleArgs {
             split_depth: None,
             pin: self.pin,
             device: self.device.into(),
+            gpus: self.gpus.clone(),
             memory_limit: self.memory_limit,
         }
     }
@@ -146,9 +152,13 @@ pub struct CountArgs {
     /// Leaf search kernel.
     #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
     pub kernel: KernelArg,
-    /// Where the search runs: a GPU for large boards when one is usable, the CPU, or a GPU.
+    /// Where the search runs: every GPU for large boards when there is one, the CPU, the GPUs
+    /// with the CPU threads sharing their work, or the GPUs alone.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
+    /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub gpus: Option<Vec<usize>>,
     /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub memory_limit: Option<u64>,
@@ -241,12 +251,14 @@ pub enum EngineArg {
 /// `--device`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceArg {
-    /// A GPU for large boards when one is usable (CPU threads help), else the CPU.
+    /// Every GPU for large boards when there is one (CPU threads help), else the CPU.
     Auto,
     /// The CPU only.
     Cpu,
-    /// The GPU (an error without one); CPU threads count what it cannot.
+    /// The GPUs (an error without one), CPU threads sharing their work.
     Gpu,
+    /// The GPUs alone; CPU threads count only what no GPU takes.
+    GpuOnly,
 }
 
 impl From<DeviceArg> for DeviceChoice {
@@ -255,6 +267,7 @@ impl From<DeviceArg> for DeviceChoice {
             DeviceArg::Auto => DeviceChoice::Auto,
             DeviceArg::Cpu => DeviceChoice::Cpu,
             DeviceArg::Gpu => DeviceChoice::Gpu,
+            DeviceArg::GpuOnly => DeviceChoice::GpuOnly,
         }
     }
 }
@@ -285,6 +298,7 @@ impl CountArgs {
             split_depth: self.split_depth,
             pin: false,
             device: self.device.into(),
+            gpus: self.gpus.clone(),
             memory_limit: self.memory_limit,
         }
     }
@@ -426,6 +440,10 @@ pub fn error_line(e: &nqueens::Error) -> String {
             engine.name()
         ),
         E::BadShard(why) => format!("--shard: {why}"),
+        E::NoSuchGpu { index, found } => format!(
+            "--gpus {index}: this machine has {found} GPU adapter(s), numbered from 0; nqueens devices lists them"
+        ),
+        E::GpusOnCpu => "--gpus names GPUs for a count on the CPU only; use --device auto, gpu or gpu-only".into(),
         _ => e.to_string(),
     }
 }

@@ -1,6 +1,6 @@
 //! Counting solutions: the library's main entry points.
 
-use crate::device::DeviceChoice;
+use crate::device::{DeviceChoice, Devices};
 use crate::error::Error;
 use crate::kernel::{Kernel, KernelChoice};
 use crate::parallel;
@@ -37,6 +37,9 @@ pub struct CountOptions {
     pub pin: bool,
     /// Where the search runs.
     pub device: DeviceChoice,
+    /// Which GPU adapters to count on (indices of [`crate::gpu_adapters`]); `None` = every
+    /// real GPU. Naming adapters implies a GPU (with [`DeviceChoice::Auto`] too).
+    pub gpus: Option<Vec<usize>>,
     /// Bytes the quadrant engine's tables may take; `None` = half the machine's memory.
     pub memory_limit: Option<u64>,
 }
@@ -53,16 +56,36 @@ impl CountOptions {
     /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
     /// It depends on N, the engine, the prefix and the split depth, never on the threads.
     ///
-    /// `auto` runs the quadrant engine where it measured fastest on the CPU (N = 14 to 20)
-    /// unless fundamental solutions, a split depth or a GPU are asked for;
-    /// it never depends on the machine, so shards of one run agree on it.
+    /// `auto` runs the full-symmetry engine on a GPU when the count uses one (see
+    /// [`DeviceChoice::Auto`]); otherwise the quadrant engine where it measured fastest on the
+    /// CPU (N = 14 to 20) unless fundamental solutions or a split depth are asked for. So the
+    /// plan of `auto` depends on whether the machine has a GPU: shards of one run made on
+    /// machines of both kinds are refused by merge (name the engine for such a cluster).
     pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
+        let devices = self.devices(n)?;
+        self.plan_on(n, prefix, &devices)
+    }
+
+    /// Where a count of an `n`×`n` board with these options runs: decided once per run.
+    pub(crate) fn devices(&self, n: usize) -> Result<Devices, Error> {
+        crate::board::check_n(n)?;
+        let cpu_only = self.engine == EngineChoice::Quadrant;
+        Devices::choose(n, self.device, self.gpus.as_deref(), cpu_only)
+    }
+
+    /// [`CountOptions::plan`] on the devices already chosen.
+    pub(crate) fn plan_on(
+        &self,
+        n: usize,
+        prefix: Option<&[usize]>,
+        devices: &Devices,
+    ) -> Result<Plan, Error> {
         let engine = match self.engine {
             EngineChoice::Auto
                 if prefix.is_none()
                     && self.split_depth.is_none()
                     && !self.unique
-                    && self.device != DeviceChoice::Gpu
+                    && !devices.has_gpu()
                     && crate::quadrant::auto_takes(n) =>
             {
                 EngineChoice::Quadrant
@@ -75,7 +98,9 @@ impl CountOptions {
             if self.unique {
                 return Err(Error::TotalsOnly(Engine::Quadrant));
             }
-            if self.device == DeviceChoice::Gpu {
+            if matches!(self.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly)
+                || self.gpus.is_some()
+            {
                 return Err(Error::CpuOnly(Engine::Quadrant));
             }
         }
@@ -116,8 +141,12 @@ pub struct Counts {
     pub threads: usize,
     /// `cpu`, or the GPU adapter and its backend.
     pub device: String,
-    /// Subtasks the GPU counted (the CPU counted the rest).
+    /// Subtasks the GPUs counted (the CPU counted the rest).
     pub gpu_subtasks: usize,
+    /// Items the GPUs counted: the pieces they cut their subtasks into.
+    pub gpu_items: u64,
+    /// Dispatches to the GPUs.
+    pub gpu_dispatches: u64,
     /// Wall-clock time of the search.
     pub elapsed: Duration,
     /// The process's peak resident memory in bytes, where the system tells it (Linux).

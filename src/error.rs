@@ -80,6 +80,21 @@ pub enum Error {
     /// A GPU asked of an engine that runs on the CPU only.
     #[error("engine {} runs on the CPU only (use device auto or cpu, or engine d4 on the GPU)", .0.name())]
     CpuOnly(Engine),
+    /// A GPU adapter index that the machine does not have.
+    #[error(
+        "GPU adapter {index} does not exist: this machine has {found} (nqueens devices lists them)"
+    )]
+    NoSuchGpu {
+        /// The index asked for.
+        index: usize,
+        /// How many adapters there are.
+        found: usize,
+    },
+    /// GPU adapters named for a count on the CPU only.
+    #[error(
+        "GPU adapters were named for a count on the CPU only (use device auto, gpu or gpu-only)"
+    )]
+    GpusOnCpu,
     /// A split depth given to an engine that is not split by rows.
     #[error("engine {} is not split by rows: it takes no split depth", .0.name())]
     NoSplitDepth(Engine),

@@ -55,7 +55,7 @@ mod symmetry;
 pub use board::MAX_N;
 pub use checkpoint::{Part, RunIdentity, FORMAT_VERSION as CHECKPOINT_FORMAT_VERSION};
 pub use count::{count, count_completions, count_subtasks, CountOptions, Counts};
-pub use device::{probe_gpu, DeviceChoice, AUTO_GPU_MIN_N};
+pub use device::{gpu_adapters, probe_gpu, Adapter, DeviceChoice, AUTO_GPU_MIN_N};
 pub use error::Error;
 pub use found::Found;
 pub use kernel::{Kernel, KernelChoice};

@@ -114,6 +114,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::List(args) => list(&args),
         Command::Merge(args) => merge(&args),
         Command::Scale(args) => scale(&args),
+        Command::Devices => {
+            let mut out = io::stdout().lock();
+            for a in nqueens::gpu_adapters() {
+                let kind = if a.software { "software" } else { "gpu" };
+                writeln!(out, "{} {kind} {}", a.index, a.name)?;
+            }
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Completions { shell } => {
             // generated into memory first: clap_complete panics when its writer fails
             let mut script = Vec::new();

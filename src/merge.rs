@@ -83,6 +83,8 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
         kernel: same_or_mixed(records, |r| &r.kernel),
         device: same_or_mixed(records, |r| &r.device),
         gpu_subtasks: sum.gpu_subtasks,
+        gpu_items: sum.gpu_items,
+        gpu_dispatches: sum.gpu_dispatches,
         elapsed_s: sum.elapsed_s,
         subtasks: sum.subtasks,
         resumed_subtasks: sum.resumed,
@@ -193,9 +195,17 @@ fn same_run(
     first_name: &str,
     first: &CountRecord,
 ) -> Result<(), Error> {
+    if r.n == first.n && r.engine != first.engine {
+        // auto picks d4 where a GPU counts and the quadrant engine on the CPU alone
+        return Err(Error::Merge(format!(
+            "{name}: the engine differs from {first_name} ({}, not {}): shards of one run use \
+             one engine; count them with the same --engine (auto takes d4 on a machine with a \
+             GPU, quadrant on one without)",
+            r.engine, first.engine
+        )));
+    }
     let checks = [
         (r.n != first.n, "N"),
-        (r.engine != first.engine, "the engine"),
         (r.split_depth != first.split_depth, "the split depth"),
         (r.prefix != first.prefix, "the prefix"),
         (
@@ -236,6 +246,8 @@ struct Sums {
     searched_nodes: f64,
     subtasks: usize,
     gpu_subtasks: usize,
+    gpu_items: u64,
+    gpu_dispatches: u64,
     resumed: usize,
     threads: usize,
     /// The slowest shard: shards run side by side.
@@ -262,6 +274,8 @@ impl Sums {
             .max(r.largest_subtask_share * nodes as f64);
         self.subtasks = self.subtasks.saturating_add(r.subtasks);
         self.gpu_subtasks = self.gpu_subtasks.saturating_add(r.gpu_subtasks);
+        self.gpu_items = self.gpu_items.saturating_add(r.gpu_items);
+        self.gpu_dispatches = self.gpu_dispatches.saturating_add(r.gpu_dispatches);
         self.resumed = self.resumed.saturating_add(r.resumed_subtasks);
         self.threads = self.threads.saturating_add(r.threads);
         self.elapsed_s = self.elapsed_s.max(r.elapsed_s);

@@ -12,11 +12,12 @@
 
 use crate::checkpoint::{Checkpoint, DoneSet, Part, RunIdentity};
 use crate::count::{CountOptions, Counts};
+use crate::device::Devices;
 use crate::error::Error;
 use crate::execute::{self, Executed, Facts};
 use crate::found::Found;
 use crate::shard::Shard;
-use crate::split::Plan;
+use crate::split::{EngineChoice, Plan};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -77,10 +78,11 @@ impl RunSettings {
         }
     }
 
-    /// Stage 1, the plan. A checkpoint of another N is refused; a resumed run is cut into
-    /// subtasks as the run that wrote its checkpoint was (the quadrant engine, depth 0, is
-    /// not cut by rows; an older d4 run's depth keeps `auto` on d4, so it resumes).
-    fn plan(&self) -> Result<Plan, Error> {
+    /// Stage 1, the plan, and the devices it runs on. A checkpoint of another N is refused;
+    /// a resumed run is cut into subtasks as the run that wrote its checkpoint was: `auto`
+    /// takes the engine and split depth it recorded (a quadrant run then stays on the CPU,
+    /// a d4 run goes to a GPU when there is one).
+    fn plan(&self) -> Result<(Plan, Devices), Error> {
         let mut options = self.options.clone();
         if let Some(path) = &self.checkpoint {
             if let Some(saved) = crate::checkpoint::identity_of(path)? {
@@ -93,12 +95,20 @@ impl RunSettings {
                         ),
                     });
                 }
+                // the same run, resumed: auto takes the engine it ran (another run is
+                // refused below, when the checkpoint is read)
+                let same_run = saved.prefix == self.prefix && saved.unique == options.unique;
+                if options.engine == EngineChoice::Auto && same_run {
+                    options.engine = saved.engine.choice();
+                }
                 if saved.split_depth > 0 {
                     options.split_depth.get_or_insert(saved.split_depth);
                 }
             }
         }
-        options.plan(self.n, self.prefix.as_deref())
+        let devices = options.devices(self.n)?;
+        let plan = options.plan_on(self.n, self.prefix.as_deref(), &devices)?;
+        Ok((plan, devices))
     }
 }
 
@@ -167,7 +177,7 @@ pub struct RunOutcome {
 /// assert_eq!((outcome.counts.total, outcome.counts.unique), (92, Some(12)));
 /// ```
 pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Error> {
-    let plan = settings.plan()?;
+    let (plan, devices) = settings.plan()?;
     let shard = settings.shard;
     let shard_len = shard.len(plan.len());
     let identity = RunIdentity {
@@ -205,7 +215,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     }
     // execute (the time counts from here: opening builds the quadrant engine's tables)
     let start = Instant::now();
-    let executor = execute::open(&plan, &settings.options)?;
+    let executor = execute::open(&plan, &settings.options, devices)?;
     let finished = AtomicUsize::new(resumed);
     let inbox = Mutex::new(Inbox::default());
     let on_done = |id: usize, found: Found| {
@@ -283,7 +293,8 @@ pub(crate) fn recount(
     options: &CountOptions,
 ) -> Result<(Counts, Vec<Found>), Error> {
     let start = Instant::now();
-    let executor = execute::open(plan, options)?;
+    let devices = options.devices(plan.n())?;
+    let executor = execute::open(plan, options, devices)?;
     let found: Mutex<Vec<(usize, Found)>> = Mutex::new(Vec::with_capacity(ids.len()));
     let executed = executor.execute(
         plan,
@@ -333,6 +344,8 @@ fn collect(
         threads: facts.threads,
         device: facts.device,
         gpu_subtasks: executed.gpu_subtasks,
+        gpu_items: executed.gpu_items,
+        gpu_dispatches: executed.gpu_dispatches,
         elapsed,
         peak_memory: peak_memory(),
     }

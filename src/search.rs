@@ -1,8 +1,9 @@
 //! Running one subtask: the kernel plus the leaf rule of its frame.
 
+use crate::board::{Attacks, MAX_N};
 use crate::found::Found;
 use crate::kernel::{Kernel, Leaf, Tally};
-use crate::split::{LeafRule, Plan};
+use crate::split::{Frame, LeafRule, Plan};
 use crate::symmetry::classify::{columns, CanonicalTally, SideClassifier, SideRule};
 use std::sync::atomic::AtomicBool;
 
@@ -20,53 +21,121 @@ pub fn run_subtask(
     if let Some(layout) = plan.quadrant_layout() {
         return layout.count_unit(id, kernel, stop);
     }
-    let n = plan.n();
-    match plan.frames()[plan.subtask(id).frame as usize].rule {
-        LeafRule::Weight(w) if unique => {
-            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, CanonicalTally::default)?;
-            Some(found(leaf.all * w as u64, leaf.canonical, nodes))
-        }
-        rule @ (LeafRule::Weight(_) | LeafRule::Orbit8) => {
-            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, Tally::default)?;
-            counted(rule, leaf.0, nodes)
-        }
-        LeafRule::Side { b1 } => {
-            let (leaf, nodes) = search_subtask(plan, id, kernel, stop, || {
-                SideClassifier::new(n, b1 as usize)
-            })?;
-            let classes = leaf.by_orbit;
-            Some(found(
-                8 * classes[0] + 4 * classes[1] + 2 * classes[2],
-                classes.iter().sum(),
-                nodes,
-            ))
-        }
-    }
-}
-
-/// What a subtask whose `solutions` were counted without looking at them found: weighted by
-/// the frame's rule (its fundamental solutions too, for full-symmetry frames without ties).
-/// `None` for rules that must see each board (the tie frames).
-pub(crate) fn counted(rule: LeafRule, solutions: u64, nodes: u64) -> Option<Found> {
-    match rule {
-        LeafRule::Weight(w) => Some(found(solutions * w as u64, 0, nodes)),
-        LeafRule::Orbit8 => Some(found(solutions * 8, solutions, nodes)),
-        LeafRule::Side { .. } => None,
-    }
-}
-
-/// Runs subtask `id` with a leaf from `make` on `kernel`. Returns the leaf and the nodes, or
-/// `None` when stopped.
-fn search_subtask<L: Leaf>(
-    plan: &Plan,
-    id: usize,
-    kernel: Kernel,
-    stop: &AtomicBool,
-    make: impl Fn() -> L,
-) -> Option<(L, u64)> {
     let (frame, attacks, mut rows) = plan.start(id);
     let (n, start, masks) = (plan.n(), plan.depth(), &frame.masks);
-    crate::kernel::search(kernel, n, masks, start, attacks, &mut rows, make, stop)
+    if let (true, LeafRule::Weight(w)) = (unique, frame.rule) {
+        let (leaf, nodes) = crate::kernel::search(
+            kernel,
+            n,
+            masks,
+            start,
+            attacks,
+            &mut rows,
+            CanonicalTally::default,
+            stop,
+        )?;
+        return Some(found(leaf.all * w as u64, leaf.canonical, nodes));
+    }
+    Some(count_raw(n, frame, start, attacks, &mut rows, kernel, stop)?.weigh(frame.rule))
+}
+
+/// What a search under one frame counts before its rule weighs it: solutions (for tie
+/// frames, those whose class holds 8 solutions), the tie-frame solutions whose class holds 4
+/// and 2, and nodes. The CPU and the GPU both count this, so a subtask is weighed in one
+/// place ([`Raw::weigh`]) whichever device counted it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Raw {
+    pub solutions: u64,
+    pub orbits: [u64; 2],
+    pub nodes: u64,
+}
+
+impl Raw {
+    /// Adds another part of the same subtask. A subtask's counts fit in `u64` (one with 2^64
+    /// nodes would take millennia); the additions are checked all the same.
+    #[cfg(feature = "gpu")]
+    pub fn add(&mut self, other: Raw) {
+        let add = |sum: &mut u64, x: u64| {
+            *sum = sum.checked_add(x).expect("a subtask's counts fit in u64");
+        };
+        add(&mut self.solutions, other.solutions);
+        add(&mut self.orbits[0], other.orbits[0]);
+        add(&mut self.orbits[1], other.orbits[1]);
+        add(&mut self.nodes, other.nodes);
+    }
+
+    /// The subtask's result under `rule`: mirror and plain frames weigh each solution,
+    /// full-symmetry frames count each class once (8, 4 or 2 solutions).
+    pub fn weigh(self, rule: LeafRule) -> Found {
+        let solutions = u128::from(self.solutions);
+        let [orbit4, orbit2] = self.orbits.map(u128::from);
+        let (total, unique) = match rule {
+            LeafRule::Weight(w) => (solutions * u128::from(w), 0),
+            LeafRule::Orbit8 => (8 * solutions, solutions),
+            LeafRule::Side { .. } => (
+                8 * solutions + 4 * orbit4 + 2 * orbit2,
+                solutions + orbit4 + orbit2,
+            ),
+        };
+        Found {
+            total,
+            unique,
+            nodes: self.nodes.into(),
+            max_subtask_nodes: self.nodes.into(),
+        }
+    }
+}
+
+/// Counts the completions of a board whose rows `0..start` are placed (one-hot in `rows`,
+/// which the search may overwrite below `start`) under `frame`, unweighed; `None` when
+/// stopped. What a subtask is, and what a piece of one that the GPU gave back is.
+pub(crate) fn count_raw(
+    n: usize,
+    frame: &Frame,
+    start: usize,
+    attacks: Attacks,
+    rows: &mut [u64; MAX_N],
+    kernel: Kernel,
+    stop: &AtomicBool,
+) -> Option<Raw> {
+    let masks = &frame.masks;
+    match frame.rule {
+        LeafRule::Weight(_) | LeafRule::Orbit8 => {
+            let (leaf, nodes) = crate::kernel::search(
+                kernel,
+                n,
+                masks,
+                start,
+                attacks,
+                rows,
+                Tally::default,
+                stop,
+            )?;
+            Some(Raw {
+                solutions: leaf.0,
+                orbits: [0, 0],
+                nodes,
+            })
+        }
+        LeafRule::Side { b1 } => {
+            let (leaf, nodes) = crate::kernel::search(
+                kernel,
+                n,
+                masks,
+                start,
+                attacks,
+                rows,
+                || SideClassifier::new(n, b1 as usize),
+                stop,
+            )?;
+            let [solutions, orbit4, orbit2] = leaf.by_orbit;
+            Some(Raw {
+                solutions,
+                orbits: [orbit4, orbit2],
+                nodes,
+            })
+        }
+    }
 }
 
 fn found(total: u64, unique: u64, nodes: u64) -> Found {

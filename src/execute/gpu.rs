@@ -1,29 +1,97 @@
-//! The GPU executor: a GPU counts batches of subtasks while CPU threads count the rest.
+//! The GPU executor: every GPU of the run is fed items cut from subtasks taken at the front
+//! of one list, while CPU threads count the subtasks no GPU takes and then take subtasks
+//! from the back of the same list.
 
 use super::{Done, Executed, Executor, Facts};
 use crate::error::Error;
-use crate::gpu::Gpu;
+use crate::gpu::items::{kind_of, Cut, Item, Kind};
+use crate::gpu::ledger::Ledger;
+use crate::gpu::{Flight, Gpu, ItemCount};
 use crate::kernel::Kernel;
-use crate::search::run_subtask;
+use crate::search::{count_raw, run_subtask, Raw};
 use crate::split::Plan;
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Subtasks in the GPU's first (and smallest) batch: one workgroup. Later batches double
-/// while they take under 50 ms and halve past 250 ms, short enough for Ctrl-C, progress,
-/// checkpoints and desktop GPU watchdogs on any device, a CPU-emulated one included.
-const FIRST_GPU_BATCH: usize = 32;
+/// Items in a GPU's first dispatch: a million on a GPU (several times the lanes it runs at
+/// once), a few thousand on a CPU-emulated adapter. Later dispatches double while they take
+/// under [`FAST`] and halve past [`SLOW`]: short enough for Ctrl-C, progress, checkpoints and
+/// desktop GPU watchdogs on any adapter.
+const FIRST_ITEMS: [usize; 2] = [1 << 20, 1 << 12];
+const FEWEST_ITEMS: usize = 1 << 10;
+const MOST_ITEMS: usize = 1 << 23;
+const FAST: Duration = Duration::from_millis(50);
+const SLOW: Duration = Duration::from_millis(250);
 
-/// A GPU and a rayon pool. The GPU takes batches of the subtasks it can count from the front
-/// of their list; CPU workers first count those it cannot (tie frames, canonical forms, deep
-/// subtasks), then, when `share`, take its subtasks one at a time from the back.
+/// GPUs and a rayon pool.
 pub(crate) struct WithGpu {
-    pub gpu: Arc<Gpu>,
+    pub gpus: Vec<Arc<Gpu>>,
+    /// Whether the CPU threads also take the GPUs' subtasks (from the back of the list).
     pub share: bool,
     pub pool: rayon::ThreadPool,
     pub kernel: Kernel,
+    /// Node count at which the kernel gives an item up to the CPU
+    /// ([`crate::gpu::DROPPED`]; lower in tests, to exercise the CPU's recount).
+    pub drop_at: u32,
+}
+
+/// The GPUs' subtasks not yet taken (positions in their list): GPUs take from the front,
+/// CPU threads from the back while the GPUs would not finish the rest sooner without them.
+struct List {
+    open: Mutex<Range<usize>>,
+    started: Instant,
+    /// Subtasks the GPUs handed in so far: their speed.
+    by_gpus: AtomicUsize,
+}
+
+impl List {
+    fn new(len: usize) -> List {
+        List {
+            open: Mutex::new(0..len),
+            started: Instant::now(),
+            by_gpus: AtomicUsize::new(0),
+        }
+    }
+
+    fn take_front(&self) -> Option<usize> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        (!open.is_empty()).then(|| {
+            open.start += 1;
+            open.start - 1
+        })
+    }
+
+    /// For a CPU thread that has taken `cpu_secs` per subtask so far (`None`: none yet). A
+    /// thread that would still be counting when the GPUs have done all the rest takes none:
+    /// near the end of a run on a fast GPU, the CPU would only make it later.
+    fn take_back(&self, cpu_secs: Option<f64>) -> Option<usize> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if open.is_empty() {
+            return None;
+        }
+        let by_gpus = self.by_gpus.load(Ordering::Relaxed);
+        if let (Some(cpu_secs), true) = (cpu_secs, by_gpus > 0) {
+            let gpu_secs = self.started.elapsed().as_secs_f64() / by_gpus as f64;
+            if open.len() as f64 * gpu_secs < cpu_secs {
+                return None;
+            }
+        }
+        open.end -= 1;
+        Some(open.end)
+    }
+}
+
+/// What one GPU counted.
+#[derive(Default)]
+struct Fed {
+    subtasks: usize,
+    items: u64,
+    dispatches: u64,
+    /// Items the kernel gave up, counted on the CPU.
+    given_up: u64,
 }
 
 impl Executor for WithGpu {
@@ -37,91 +105,369 @@ impl Executor for WithGpu {
     ) -> Result<Executed, Error> {
         let (accel, cpu_only): (Vec<usize>, Vec<usize>) = ids
             .iter()
-            .partition(|&&id| crate::gpu::takes(plan, id, unique));
-        // positions of `accel` not yet taken: the GPU takes from the front, the CPU from the back
-        let open = Mutex::new(0..accel.len());
-        let take = |count: usize, from_back: bool| {
-            let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
-            let count = count.min(open.len());
-            if from_back {
-                open.end -= count;
-                open.end..open.end + count
-            } else {
-                open.start += count;
-                open.start - count..open.start
-            }
-        };
+            .partition(|&&id| kind_of(plan, id, unique).is_some());
+        let list = List::new(accel.len());
         let cpu_next = AtomicUsize::new(0);
-        let prepared = self.gpu.prepare(plan);
-        let (on_gpu, on_cpu) = std::thread::scope(|scope| {
-            let gpu_side = scope.spawn(|| -> Result<usize, Error> {
-                let (mut counted, mut batch) = (0, FIRST_GPU_BATCH);
-                while !cancel.load(Ordering::Relaxed) {
-                    let range = take(batch, false);
-                    if range.is_empty() {
-                        break;
-                    }
-                    let started = Instant::now();
-                    let found = self.gpu.count(&prepared, &accel[range.clone()])?;
-                    for (&id, f) in accel[range].iter().zip(found) {
-                        done(id, f);
-                        counted += 1;
-                    }
-                    let took = started.elapsed();
-                    if took < Duration::from_millis(50) {
-                        batch = (batch * 2).min(1 << 16);
-                    } else if took > Duration::from_millis(250) {
-                        batch = (batch / 2).max(FIRST_GPU_BATCH);
-                    }
-                }
-                Ok(counted)
-            });
-            let workers = self.pool.current_num_threads();
-            let on_cpu: usize = self.pool.install(|| {
-                (0..workers)
-                    .into_par_iter()
-                    .with_max_len(1)
-                    .map(|_| {
-                        let mut counted = 0usize;
-                        while !cancel.load(Ordering::Relaxed) {
-                            let k = cpu_next.fetch_add(1, Ordering::Relaxed);
-                            let id = match cpu_only.get(k) {
-                                Some(&id) => id,
-                                None if self.share => match take(1, true).next() {
-                                    Some(k) => accel[k],
-                                    None => break,
-                                },
-                                None => break,
-                            };
-                            let Some(found) = run_subtask(plan, id, unique, self.kernel, cancel)
-                            else {
-                                break;
-                            };
-                            done(id, found);
-                            counted += 1;
-                        }
-                        counted
-                    })
-                    .sum()
-            });
-            let on_gpu = gpu_side
-                .join()
-                .unwrap_or_else(|_| Err(Error::Failed("the GPU thread failed".into())));
-            (on_gpu, on_cpu)
+        let (fed, on_cpu) = std::thread::scope(|scope| {
+            let feeders: Vec<_> = self
+                .gpus
+                .iter()
+                .map(|gpu| {
+                    let feeder = Feeder {
+                        gpu,
+                        plan,
+                        accel: &accel,
+                        list: &list,
+                        unique,
+                        kernel: self.kernel,
+                        drop_at: self.drop_at,
+                        cancel,
+                        done,
+                    };
+                    scope.spawn(move || feeder.run())
+                })
+                .collect();
+            let on_cpu = self.cpu_side(
+                plan, &accel, &cpu_only, &list, &cpu_next, unique, cancel, done,
+            );
+            let fed: Vec<Result<Fed, Error>> = feeders
+                .into_iter()
+                .map(|f| {
+                    f.join()
+                        .unwrap_or_else(|_| Err(Error::Failed("a GPU thread failed".into())))
+                })
+                .collect();
+            (fed, on_cpu)
         });
-        let gpu_subtasks = on_gpu?;
+        let mut executed = Executed::default();
+        for f in fed {
+            let f = f?;
+            executed.gpu_subtasks += f.subtasks;
+            executed.gpu_items += f.items;
+            executed.gpu_dispatches += f.dispatches;
+            executed.gpu_items_given_up += f.given_up;
+        }
         // a subtask left uncounted means the run was cut short
-        if gpu_subtasks + on_cpu < ids.len() {
+        if executed.gpu_subtasks + on_cpu < ids.len() {
             return Err(Error::Interrupted);
         }
-        Ok(Executed { gpu_subtasks })
+        Ok(executed)
     }
 
     fn facts(&self) -> Facts {
         Facts {
             kernel: self.kernel,
             threads: self.pool.current_num_threads(),
-            device: self.gpu.describe(),
+            device: describe(&self.gpus),
         }
+    }
+}
+
+impl WithGpu {
+    /// The CPU threads: the subtasks no GPU takes, then (when sharing) the GPUs' from the
+    /// back of their list. Returns how many they counted.
+    #[allow(clippy::too_many_arguments)]
+    fn cpu_side(
+        &self,
+        plan: &Plan,
+        accel: &[usize],
+        cpu_only: &[usize],
+        list: &List,
+        cpu_next: &AtomicUsize,
+        unique: bool,
+        cancel: &AtomicBool,
+        done: Done<'_>,
+    ) -> usize {
+        let workers = self.pool.current_num_threads();
+        self.pool.install(|| {
+            (0..workers)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|_| {
+                    let (mut counted, mut shared, mut secs) = (0usize, 0u32, 0.0);
+                    while !cancel.load(Ordering::Relaxed) {
+                        let k = cpu_next.fetch_add(1, Ordering::Relaxed);
+                        let (id, from_list) = match cpu_only.get(k) {
+                            Some(&id) => (id, false),
+                            None if self.share => {
+                                let per = (shared > 0).then(|| secs / f64::from(shared));
+                                match list.take_back(per) {
+                                    Some(k) => (accel[k], true),
+                                    None => break,
+                                }
+                            }
+                            None => break,
+                        };
+                        let started = Instant::now();
+                        let Some(found) = run_subtask(plan, id, unique, self.kernel, cancel) else {
+                            break;
+                        };
+                        if from_list {
+                            shared += 1;
+                            secs += started.elapsed().as_secs_f64();
+                        }
+                        done(id, found);
+                        counted += 1;
+                    }
+                    counted
+                })
+                .sum()
+        })
+    }
+}
+
+/// The GPUs as reports name them: `name`, `2 x name`, or names joined by ` + `.
+fn describe(gpus: &[Arc<Gpu>]) -> String {
+    let names: Vec<String> = gpus.iter().map(|g| g.describe()).collect();
+    match names.as_slice() {
+        [one] => one.clone(),
+        [first, ..] if names.iter().all(|n| n == first) => format!("{} x {first}", names.len()),
+        _ => names.join(" + "),
+    }
+}
+
+/// One GPU's loop: cut subtasks from the front of the list into items, dispatch them (one
+/// dispatch counting while the next is cut), fold the counts back into their subtasks and
+/// hand each subtask in once all of it is counted.
+struct Feeder<'a> {
+    gpu: &'a Gpu,
+    plan: &'a Plan,
+    accel: &'a [usize],
+    list: &'a List,
+    unique: bool,
+    kernel: Kernel,
+    drop_at: u32,
+    cancel: &'a AtomicBool,
+    done: Done<'a>,
+}
+
+/// The items of one dispatch, per kind, with the slot of the subtask each belongs to.
+#[derive(Default)]
+struct Batch {
+    items: [Vec<Item>; 2],
+    slots: [Vec<u32>; 2],
+}
+
+impl Batch {
+    fn len(&self) -> usize {
+        self.items[0].len() + self.items[1].len()
+    }
+}
+
+impl<'a> Feeder<'a> {
+    fn run(&self) -> Result<Fed, Error> {
+        let frames = self.gpu.frames(self.plan);
+        let mut fed = Fed::default();
+        let mut ledger = Ledger::default();
+        let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
+        let mut target = FIRST_ITEMS[usize::from(self.gpu.is_software())];
+        let mut in_flight: Option<(Flight, Batch, Instant)> = None;
+        let mut last_back = Instant::now();
+        loop {
+            let batch = if self.cancel.load(Ordering::Relaxed) {
+                Batch::default()
+            } else {
+                self.cut(target, &mut ledger, &mut cutting, &mut fed)
+            };
+            let flight = (batch.len() > 0).then(|| {
+                let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
+                let flight = self.gpu.launch(self.plan.n(), &frames, items, self.drop_at);
+                (flight, batch, Instant::now())
+            });
+            if let Some((flight, batch, launched)) = in_flight.take() {
+                let counts = flight.wait(self.gpu)?;
+                let now = Instant::now();
+                // the GPU worked on it from its launch or the previous one's end, if later
+                let took = now - launched.max(last_back);
+                last_back = now;
+                if took < FAST {
+                    target = (target * 2).min(MOST_ITEMS);
+                } else if took > SLOW {
+                    target = (target / 2).max(FEWEST_ITEMS);
+                }
+                fed.items += batch.len() as u64;
+                fed.dispatches += 1;
+                self.fold(&batch, counts, &mut ledger, &mut fed);
+            }
+            match flight {
+                Some(f) => in_flight = Some(f),
+                None if in_flight.is_none() => break,
+                None => {}
+            }
+        }
+        Ok(fed)
+    }
+
+    /// Cuts items for the next dispatch, up to `target`, from the subtask being cut and then
+    /// from subtasks taken at the front of the list.
+    fn cut(
+        &self,
+        target: usize,
+        ledger: &mut Ledger,
+        cutting: &mut Option<(u32, Kind, Cut<'a>)>,
+        fed: &mut Fed,
+    ) -> Batch {
+        let mut batch = Batch::default();
+        while batch.len() < target {
+            let (slot, kind, cut) = match cutting {
+                Some(c) => c,
+                None => {
+                    let Some(k) = self.list.take_front() else {
+                        break;
+                    };
+                    let id = self.accel[k];
+                    let kind = kind_of(self.plan, id, self.unique).expect("a GPU subtask");
+                    let slot = ledger.open(id);
+                    let cut = Cut::new(self.plan, id, kind, self.gpu.item_rows(kind));
+                    cutting.insert((slot, kind, cut))
+                }
+            };
+            while batch.len() < target {
+                let Some(item) = cut.next_item() else {
+                    break;
+                };
+                batch.items[*kind as usize].push(item);
+                batch.slots[*kind as usize].push(*slot);
+                ledger.sent(*slot);
+            }
+            if cut.is_done() {
+                // a subtask none of whose placements left an item is whole already
+                if let Some((id, raw)) = ledger.cut(*slot, cut.host_nodes()) {
+                    self.hand_in(id, raw, fed);
+                }
+                *cutting = None;
+            }
+        }
+        batch
+    }
+
+    /// Adds a dispatch's counts to their subtasks and hands in those it finished.
+    fn fold(&self, batch: &Batch, counts: [Vec<ItemCount>; 2], ledger: &mut Ledger, fed: &mut Fed) {
+        for (kind, counts) in counts.iter().enumerate() {
+            for ((count, item), &slot) in counts
+                .iter()
+                .zip(&batch.items[kind])
+                .zip(&batch.slots[kind])
+            {
+                let raw = match count {
+                    Some([solutions, orbit4, orbit2, nodes]) => Raw {
+                        solutions: (*solutions).into(),
+                        orbits: [(*orbit4).into(), (*orbit2).into()],
+                        nodes: (*nodes).into(),
+                    },
+                    None => match self.recount(item) {
+                        Some(raw) => {
+                            fed.given_up += 1;
+                            raw
+                        }
+                        // stopped: the subtask stays open and is not handed in
+                        None => continue,
+                    },
+                };
+                if let Some((id, raw)) = ledger.counted(slot, raw) {
+                    self.hand_in(id, raw, fed);
+                }
+            }
+        }
+    }
+
+    fn hand_in(&self, id: usize, raw: Raw, fed: &mut Fed) {
+        let rule = self.plan.frames()[self.plan.subtask(id).frame as usize].rule;
+        (self.done)(id, raw.weigh(rule));
+        fed.subtasks += 1;
+        self.list.by_gpus.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts on the CPU an item the kernel gave up (its counts reached `drop_at`); `None`
+    /// when stopped.
+    fn recount(&self, item: &Item) -> Option<Raw> {
+        let frame = &self.plan.frames()[(item.at >> 8) as usize];
+        let (attacks, mut rows) = item.start();
+        count_raw(
+            self.plan.n(),
+            frame,
+            item.row(),
+            attacks,
+            &mut rows,
+            self.kernel,
+            self.cancel,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::found::Found;
+    use crate::split::EngineChoice;
+
+    /// The GPUs of the test machine, or `None` (then the test is skipped, unless CI asks for
+    /// a GPU).
+    fn gpus() -> Option<Vec<Arc<Gpu>>> {
+        let found = crate::gpu::open(None, true).ok();
+        assert!(
+            found.is_some() || std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
+            "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
+        );
+        found
+    }
+
+    /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
+    fn count_all(executor: &dyn Executor, plan: &Plan, unique: bool) -> (Vec<Found>, Executed) {
+        let found = Mutex::new(vec![Found::default(); plan.len()]);
+        let ids: Vec<usize> = (0..plan.len()).collect();
+        let stop = AtomicBool::new(false);
+        let executed = executor
+            .execute(plan, &ids, unique, &stop, &|id, f| {
+                found.lock().unwrap()[id] = f;
+            })
+            .unwrap();
+        (found.into_inner().unwrap(), executed)
+    }
+
+    #[test]
+    fn items_the_kernel_gives_up_are_counted_on_the_cpu() {
+        let Some(gpus) = gpus() else {
+            return;
+        };
+        // mirror's --unique stays on the CPU; d4's tie frames are classified on the GPU
+        for (engine, unique) in [(EngineChoice::Mirror, false), (EngineChoice::D4, true)] {
+            let plan = Plan::new(13, engine, None, Some(2)).unwrap();
+            let pool = || crate::parallel::pool(1, false).unwrap();
+            let cpu = super::super::cpu::Cpu {
+                pool: pool(),
+                kernel: Kernel::Scalar,
+            };
+            // given up past 64 nodes: most items go back to the CPU
+            let gpu = WithGpu {
+                gpus: gpus.clone(),
+                share: false,
+                pool: pool(),
+                kernel: Kernel::Scalar,
+                drop_at: 64,
+            };
+            let (on_gpu, executed) = count_all(&gpu, &plan, unique);
+            assert_eq!(on_gpu, count_all(&cpu, &plan, unique).0, "{engine:?}");
+            assert!(
+                executed.gpu_items_given_up > executed.gpu_items / 4,
+                "{engine:?}: {} of {} items given up",
+                executed.gpu_items_given_up,
+                executed.gpu_items
+            );
+        }
+    }
+
+    #[test]
+    fn the_cpu_leaves_the_last_subtasks_to_a_faster_gpu() {
+        let list = List::new(10);
+        // nothing known yet: the CPU takes
+        assert_eq!(list.take_back(None), Some(9));
+        assert_eq!(list.take_back(Some(100.0)), Some(8));
+        // the GPUs handed in a subtask a microsecond or so: 8 left take them far less than
+        // the CPU's 100 s for one
+        list.by_gpus.store(1_000_000, Ordering::Relaxed);
+        assert_eq!(list.take_back(Some(100.0)), None);
+        assert_eq!(list.take_back(Some(1e-12)), Some(7));
+        assert_eq!(list.take_front(), Some(0));
     }
 }

@@ -10,7 +10,7 @@ mod cpu;
 mod gpu;
 
 use crate::count::CountOptions;
-use crate::device::DeviceChoice;
+use crate::device::Devices;
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::Kernel;
@@ -51,8 +51,15 @@ pub(crate) trait Executor {
 /// What a finished execution adds to the facts.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Executed {
-    /// Subtasks the GPU counted (the CPU counted the rest).
+    /// Subtasks the GPUs counted (the CPU counted the rest).
     pub gpu_subtasks: usize,
+    /// Items the GPUs counted (pieces of their subtasks).
+    pub gpu_items: u64,
+    /// Dispatches to the GPUs.
+    pub gpu_dispatches: u64,
+    /// Items the GPUs gave up, which the CPU counted (too large for the kernel's counts).
+    #[cfg(feature = "gpu")]
+    pub gpu_items_given_up: u64,
 }
 
 /// Where and how subtasks are counted, as a report names it.
@@ -66,11 +73,22 @@ pub(crate) struct Facts {
     pub device: String,
 }
 
-/// Opens the executor `opts` asks for, for `plan`: CPU threads with the chosen kernel, or a
-/// GPU with CPU threads beside it. The quadrant engine's tables are built here (on the CPU
+/// Opens the executor for `plan` on `devices`: CPU threads with the chosen kernel, or GPUs
+/// with CPU threads beside them. The quadrant engine's tables are built here (on the CPU
 /// threads, within the memory limit).
-pub(crate) fn open(plan: &Plan, opts: &CountOptions) -> Result<Box<dyn Executor>, Error> {
-    let threads = opts.resolved_threads()?;
+pub(crate) fn open(
+    plan: &Plan,
+    opts: &CountOptions,
+    devices: Devices,
+) -> Result<Box<dyn Executor>, Error> {
+    let threads = match &devices {
+        // a core for each GPU's feeder thread, which cuts its items
+        #[cfg(feature = "gpu")]
+        Devices::Gpus { gpus, .. } if opts.threads.is_none() => {
+            opts.resolved_threads()?.saturating_sub(gpus.len()).max(1)
+        }
+        _ => opts.resolved_threads()?,
+    };
     let mut kernel = Kernel::resolve(opts.kernel)?;
     let pool = crate::parallel::pool(threads, opts.pin)?;
     if let Some(layout) = plan.quadrant_layout() {
@@ -83,31 +101,15 @@ pub(crate) fn open(plan: &Plan, opts: &CountOptions) -> Result<Box<dyn Executor>
         }
         return Ok(Box::new(cpu::Cpu { pool, kernel }));
     }
-    match opts.device {
-        DeviceChoice::Cpu => Ok(Box::new(cpu::Cpu { pool, kernel })),
+    match devices {
+        Devices::Cpu => Ok(Box::new(cpu::Cpu { pool, kernel })),
         #[cfg(feature = "gpu")]
-        DeviceChoice::Gpu => Ok(Box::new(gpu::WithGpu {
-            gpu: crate::gpu::Gpu::shared(true)?,
-            share: false,
+        Devices::Gpus { gpus, share } => Ok(Box::new(gpu::WithGpu {
+            gpus,
+            share,
             pool,
             kernel,
+            drop_at: crate::gpu::DROPPED,
         })),
-        #[cfg(not(feature = "gpu"))]
-        DeviceChoice::Gpu => Err(Error::Failed(
-            "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
-        )),
-        #[cfg(feature = "gpu")]
-        DeviceChoice::Auto if plan.n() >= crate::device::AUTO_GPU_MIN_N => {
-            Ok(match crate::gpu::Gpu::shared(false) {
-                Ok(gpu) => Box::new(gpu::WithGpu {
-                    gpu,
-                    share: true,
-                    pool,
-                    kernel,
-                }),
-                Err(_) => Box::new(cpu::Cpu { pool, kernel }),
-            })
-        }
-        DeviceChoice::Auto => Ok(Box::new(cpu::Cpu { pool, kernel })),
     }
 }

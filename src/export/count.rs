@@ -36,9 +36,15 @@ pub struct CountRecord {
     /// Where the search ran: `cpu`, or the GPU adapter and its backend.
     #[serde(default = "cpu")]
     pub device: String,
-    /// Subtasks the GPU counted in this run (the CPU counted the rest).
+    /// Subtasks the GPUs counted in this run (the CPU counted the rest).
     #[serde(default)]
     pub gpu_subtasks: usize,
+    /// Items the GPUs counted: the pieces they cut their subtasks into.
+    #[serde(default)]
+    pub gpu_items: u64,
+    /// Dispatches to the GPUs.
+    #[serde(default)]
+    pub gpu_dispatches: u64,
     /// Wall-clock seconds.
     pub elapsed_s: f64,
     /// Subtasks of this run (of the shard, when sharded), resumed ones included.
@@ -115,6 +121,8 @@ impl CountRecord {
             kernel: c.kernel.name().into(),
             device: c.device.clone(),
             gpu_subtasks: c.gpu_subtasks,
+            gpu_items: c.gpu_items,
+            gpu_dispatches: c.gpu_dispatches,
             elapsed_s: secs,
             subtasks: c.subtasks,
             resumed_subtasks: 0,
@@ -187,13 +195,20 @@ pub fn stats_line(c: &Counts) -> String {
     let secs = c.elapsed.as_secs_f64();
     let rate = rate(c.searched_nodes, secs);
     format!(
-        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
+        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} gpu_share={:.1}% gpu_items={} gpu_dispatches={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
         c.n,
         secs,
         c.engine.name(),
         c.kernel.name(),
         c.device,
         c.gpu_subtasks,
+        if c.subtasks > 0 {
+            100.0 * c.gpu_subtasks as f64 / c.subtasks as f64
+        } else {
+            0.0
+        },
+        c.gpu_items,
+        c.gpu_dispatches,
         c.threads,
         c.subtasks,
         c.split_depth,
@@ -239,6 +254,8 @@ mod tests {
             threads: 2,
             device: "cpu".into(),
             gpu_subtasks: 0,
+            gpu_items: 0,
+            gpu_dispatches: 0,
             elapsed: Duration::from_millis(250),
             peak_memory: Some(3 << 20),
         }
@@ -248,8 +265,8 @@ mod tests {
     fn the_stats_line_is_exact() {
         assert_eq!(
             stats_line(&counts()),
-            "n=8 elapsed=0.250s engine=d4 kernel=scalar device=cpu gpu_subtasks=0 threads=2 \
-             subtasks=4 split_depth=2 nodes=1000 nodes/s=2.000e3 largest_subtask=25.0000% \
+            "n=8 elapsed=0.250s engine=d4 kernel=scalar device=cpu gpu_subtasks=0 gpu_share=0.0% \
+             gpu_items=0 gpu_dispatches=0 threads=2 subtasks=4 split_depth=2 nodes=1000 nodes/s=2.000e3 largest_subtask=25.0000% \
              peak_memory=3.0MiB"
         );
     }
@@ -261,7 +278,7 @@ mod tests {
         let json = record.to_json();
         assert_eq!(
             json,
-            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"nodes":"1000","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
+            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"nodes":"1000","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
         );
         assert_eq!(serde_json::from_str::<CountRecord>(&json).unwrap(), record);
     }

@@ -1,135 +1,149 @@
-// Counts the completions of a batch of subtasks: one depth-first search per subtask, run by
-// persistent invocations that take subtasks with atomicAdd until the batch is done.
+// Counts the completions of a dispatch's items. An item is a board whose first rows are
+// placed (the host cut it from a plan subtask): its attacks and the free squares of its first
+// open row, the row itself and the frame whose per-row masks it runs under. Invocations are
+// persistent: each takes an item with atomicAdd, searches it depth-first and takes the next.
 //
-// Masks are u32: bit c = column c; diagonals are trimmed to the board every row. Each lane
-// keeps its stack in workgroup memory at `level * WG + lane`, so lanes of a warp touch
-// consecutive words (different banks). The last row is never pushed: its free squares
-// (0 or 1, one column is left) are counted with countOneBits.
+// Masks are u32, bit c = column c; the down-right diagonals are trimmed to the board every row.
+// The row being extended lives in registers (cols, right, left, free). The rows above it that
+// still have squares to try wait on a per-lane stack in workgroup memory at `depth * WG + lane`,
+// so the lanes of a subgroup touch consecutive words. A row whose last square is being tried is
+// not pushed: its parent is popped instead (the level is read back off the column count).
+// Every iteration places one queen; the last row is never entered: its free squares (0 or 1,
+// one column is left) are counted with countOneBits.
+//
+// The host fills in WG (invocations per workgroup), ROWS (the most rows an item leaves) and,
+// for the full-symmetry tie frames, whose solutions are classified on their whole board and
+// counted by orbit, the board and the sections of ties.wgsl.
 
-const WG: u32 = 32u;
-// rows kept on a lane's stack: start row .. n-2, at most 30 (the host sends deeper subtasks
-// to the CPU); 4 arrays of 30 * 32 words fill 15 KiB of the 16 KiB every device offers
-const LEVELS: u32 = 30u;
-// per frame: 32 allowed masks, then must_row, then must
+const WG: u32 = {WG}u;
+const ROWS: u32 = {ROWS}u;
+// stacked rows: every row but the last two (row n-2 is never pushed, row n-1 never entered)
+const STACK: u32 = ROWS - 1u;
+// per-row masks of an item's rows below its first: at most ROWS - 1
+const MASKS: u32 = ROWS - 1u;
+// the queen of each searched row, tie frames only (they look at the whole board)
+const BOARD: u32 = {BOARD};
+// per frame: 32 allowed masks, then the must row, then the must columns
 const FRAME_WORDS: u32 = 34u;
 
 struct Params {
     n: u32,
     count: u32,
     full: u32,
-    _pad: u32,
-}
-
-// start state of a subtask: frame, first row to search, attacks on that row
-struct Task {
-    frame: u32,
-    row: u32,
-    cols: u32,
-    right: u32,
-    left: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // An item is given up (its count left for the CPU) once its nodes reach this, at most
+    // 2^31: it is checked whenever a row is popped, fewer than 33 * ROWS queens are placed
+    // between two pops, so no 32-bit count wraps. Nodes of limit or more in a result: given up.
+    limit: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> frames: array<u32>;
-@group(0) @binding(2) var<storage, read> tasks: array<Task>;
-// per subtask: solutions (lo, hi), nodes (lo, hi); two words so that no count wraps
-@group(0) @binding(3) var<storage, read_write> results: array<vec4<u32>>;
-@group(0) @binding(4) var<storage, read_write> next_task: atomic<u32>;
+// cols, right-down diagonals, left-down diagonals, free squares of the item's first row
+@group(0) @binding(2) var<storage, read> items: array<vec4<u32>>;
+// frame << 8 | first row
+@group(0) @binding(3) var<storage, read> item_rows: array<u32>;
+// solutions (orbit 8 for tie frames), orbit 4, orbit 2, nodes
+@group(0) @binding(4) var<storage, read_write> results: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> next_item: atomic<u32>;
+{TIE_BINDINGS}
 
-var<workgroup> s_free: array<u32, 960>;
-var<workgroup> s_cols: array<u32, 960>;
-var<workgroup> s_right: array<u32, 960>;
-var<workgroup> s_left: array<u32, 960>;
+var<workgroup> stack: array<vec4<u32>, STACK * WG>;
+var<workgroup> masks: array<u32, MASKS * WG>;
+var<workgroup> board: array<u32, BOARD * WG>;
 
-// free squares of `row` in frame `f`, with the required-columns rule of its must row
-fn free_at(f: u32, row: u32, cols: u32, right: u32, left: u32) -> u32 {
-    let base = f * FRAME_WORDS;
-    let free = frames[base + row] & ~(cols | right | left);
-    let missing = frames[base + 33u] & ~cols;
-    let one_missing = (missing & (missing - 1u)) == 0u;
-    // one required column empty: this row must take it; two or more: the branch is dead
-    let forced = select(0u, free & missing, one_missing);
-    let at_must = select(free, forced, missing != 0u);
-    return select(free, at_must, row == frames[base + 32u]);
+// The free squares of the row by which the must columns are filled, `missing` of them still
+// empty: all when none is missing, the missing one when one is, none when two or more are.
+fn required(free: u32, missing: u32) -> u32 {
+    let forced = select(free & missing, free, missing == 0u);
+    return select(0u, forced, (missing & (missing - 1u)) == 0u);
 }
 
-// adds `x` to the two-word count (lo, hi)
-fn add_wide(acc: vec2<u32>, x: u32) -> vec2<u32> {
-    let lo = acc.x + x;
-    return vec2<u32>(lo, acc.y + select(0u, 1u, lo < x));
-}
+{TIE_FUNCTIONS}
 
-@compute @workgroup_size(32)
+@compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) lane: u32) {
     let n = params.n;
     let full = params.full;
-    var level: i32 = -1;
-    var task: u32 = 0u;
-    var busy = false;
-    var frame: u32 = 0u;
-    var start: u32 = 0u;
-    var total = vec2<u32>(0u, 0u);
-    var nodes = vec2<u32>(0u, 0u);
+    var item = 0xffffffffu;
+    var cols = 0u;
+    var right = 0u;
+    var left = 0u;
+    var free = 0u;
+    // The row being extended is the item's first plus `level`; its children's row allows
+    // `allowed` (read from the lane's masks whenever the level changes). Rows are counted
+    // in steps of WG, the distance between a lane's entries in workgroup memory.
+    var start = 0u;
+    var level = 0u;
+    var last_level = 0u;
+    var allowed = 0u;
+    var depth = 0u;
+    var must_level = 0u;
+    var must = 0u;
+    var counts = vec4<u32>(0u);
     loop {
-        if (level < 0) {
-            if (busy) {
-                results[task] = vec4<u32>(total.x, total.y, nodes.x, nodes.y);
-                busy = false;
+        if (free == 0u) {
+            // the item is done (or none was taken yet): hand it in, take the next
+            if (item != 0xffffffffu) {
+                results[item] = counts;
             }
-            task = atomicAdd(&next_task, 1u);
-            if (task >= params.count) {
+            item = atomicAdd(&next_item, 1u);
+            if (item >= params.count) {
                 break;
             }
-            let t = tasks[task];
-            frame = t.frame;
-            start = t.row;
-            total = vec2<u32>(0u, 0u);
-            nodes = vec2<u32>(0u, 0u);
-            busy = true;
-            if (start >= n) {
-                // the prefix fills the board: it is a solution
-                total = vec2<u32>(1u, 0u);
-                continue;
+            let state = items[item];
+            let at = item_rows[item];
+            cols = state.x;
+            right = state.y;
+            left = state.z;
+            free = state.w;
+            start = at & 0xffu;
+            let frame = (at >> 8u) * FRAME_WORDS;
+            for (var r = start + 1u; r < n; r++) {
+                masks[(r - start - 1u) * WG + lane] = frames[frame + r];
             }
-            let free0 = free_at(frame, start, t.cols, t.right, t.left);
-            if (start + 1u == n) {
-                total = vec2<u32>(countOneBits(free0), 0u);
-                continue;
-            }
-            level = 0;
-            s_free[lane] = free0;
-            s_cols[lane] = t.cols;
-            s_right[lane] = t.right;
-            s_left[lane] = t.left;
-            continue;
-        }
-        let at = u32(level) * WG + lane;
-        let f = s_free[at];
-        if (f == 0u) {
-            level -= 1;
-            continue;
+            allowed = frames[frame + start + 1u];
+            // never matched when there is no must row (32) or it lies above the item
+            must_level = (frames[frame + 32u] - start - 1u) * WG;
+            must = frames[frame + 33u];
+            level = 0u;
+            last_level = (n - start - 2u) * WG;
+            depth = 0u;
+            counts = vec4<u32>(0u);
         }
         // the lowest free square: the leftmost column, as the CPU kernels take them
-        let bit = f & (0u - f);
-        s_free[at] = f ^ bit;
-        nodes = add_wide(nodes, 1u);
-        let row = start + u32(level);
-        let cols = s_cols[at] | bit;
-        let right = ((s_right[at] | bit) << 1u) & full;
-        let left = (s_left[at] | bit) >> 1u;
-        let free = free_at(frame, row + 1u, cols, right, left);
-        if (row + 2u == n) {
-            total = add_wide(total, countOneBits(free));
-        } else if (free != 0u) {
-            level += 1;
-            let down = at + WG;
-            s_free[down] = free;
-            s_cols[down] = cols;
-            s_right[down] = right;
-            s_left[down] = left;
+        let bit = free & (0u - free);
+        free ^= bit;
+        let child_cols = cols | bit;
+        let child_right = ((right | bit) << 1u) & full;
+        let child_left = (left | bit) >> 1u;
+        var child_free = allowed & ~(child_cols | child_right | child_left);
+        if (level == must_level) {
+            child_free = required(child_free, must & ~child_cols);
+        }
+        counts.w += 1u;
+        // the child row is the last: one column is left, free or not; free, it is a solution
+        let child_last = level == last_level;
+        {TIE_COUNT}
+        // down to the child row (pushing this one if it has squares left), or back up to the
+        // row on top of the stack once this one has none, or on along this row
+        let down = !child_last & (child_free != 0u);
+        let push = down & (free != 0u);
+        let pop = !down & (free == 0u) & (depth != 0u);
+        // the memory is touched whatever happens (a branch around it costs more than the
+        // access): the slot above the top is free, and kept only by a push
+        stack[depth + lane] = vec4<u32>(cols, right, left, free);
+        let saved = stack[depth - select(0u, WG, depth != 0u) + lane];
+        depth = depth + select(0u, WG, push) - select(0u, WG, pop);
+        cols = select(select(cols, saved.x, pop), child_cols, down);
+        right = select(select(right, saved.y, pop), child_right, down);
+        left = select(select(left, saved.z, pop), child_left, down);
+        free = select(select(free, saved.w, pop), child_free, down);
+        level = select(select(level, (countOneBits(cols) - start) * WG, pop), level + WG, down);
+        allowed = masks[level + lane];
+        if (pop & (counts.w >= params.limit)) {
+            // given up: the CPU counts it
+            free = 0u;
+            depth = 0u;
         }
     }
 }

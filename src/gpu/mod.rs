@@ -1,32 +1,106 @@
-//! The GPU backend (wgpu: Vulkan, Metal, DX12): counts batches of a plan's subtasks with the
-//! WGSL kernel in `count.wgsl`, one depth-first search per subtask.
+//! The GPU backend (wgpu: Vulkan, Metal, DX12): the adapters of the machine, an opened
+//! device with its two kernels, and dispatches of items ([`items`]) to them.
 //!
-//! It takes the subtasks whose solutions are counted without looking at them (mirror and
-//! plain frames without `--unique`, the full-symmetry frames without ties); the rest (tie
-//! frames, canonical forms) stay on the CPU, which runs beside it ([`crate::parallel`]).
-//! Results come back per subtask with the same ids, counts and node counts as the CPU's, so
-//! shards, checkpoints and merge do not know which device counted what.
+//! Subtasks are cut into items on the host; a dispatch uploads a batch of items, the WGSL
+//! kernel in `count.wgsl` counts each item (persistent invocations, one depth-first search
+//! per item at a time) and the counts come back per item, for the executor to fold into
+//! their subtasks. Results are the CPU's, subtask by subtask (nodes included), so shards,
+//! checkpoints and merge do not know which device counted what.
 
+pub(crate) mod items;
+pub(crate) mod ledger;
+
+use crate::device::Adapter;
 use crate::error::Error;
-use crate::found::Found;
-use crate::split::{LeafRule, Plan};
-use std::sync::{mpsc, Arc, Mutex};
+use crate::split::Plan;
+use items::{Item, Kind};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 /// Words per frame in the frames buffer: 32 allowed masks, must row, must.
 const FRAME_WORDS: usize = 34;
-/// Words per subtask in the tasks buffer (`Task` in the shader).
-const TASK_WORDS: usize = 8;
-/// Invocations per workgroup (`@workgroup_size` in the shader).
-const WORKGROUP: usize = 32;
-/// Rows a lane's stack holds (`LEVELS` in the shader).
-const LEVELS: usize = 30;
+/// Invocations per workgroup (`WG` in the shader): a multiple of every subgroup width
+/// (NVIDIA 32, AMD 32 or 64, lavapipe 8).
+const WORKGROUP: usize = 64;
+/// The node count at which the kernel gives an item up to the CPU: past it a 32-bit count
+/// could wrap before the kernel looks again (`params.limit` in the shader).
+pub(crate) const DROPPED: u32 = 0x8000_0000;
 
-/// An opened GPU: device, queue and the compiled counting pipeline.
+/// Bytes of workgroup memory a kernel for items of `rows` rows takes, per workgroup: per
+/// lane, a stack entry of four words for every row of an item but the last (one spare: the
+/// kernel stores above the top whatever it does), the mask of every row but the first, and
+/// for tie frames the queen of every row but the last (the shader's `STACK`, `MASKS`,
+/// `BOARD`). Plain kernels take 20 bytes a lane a row, tie kernels 24.
+pub(crate) const fn workgroup_bytes(kind: Kind, rows: usize) -> usize {
+    let board = if matches!(kind, Kind::Ties) {
+        rows - 1
+    } else {
+        1
+    };
+    WORKGROUP * 4 * (4 * (rows - 1) + (rows - 1) + board)
+}
+
+/// The most rows a kernel's items may have on a device with `limit` bytes of workgroup
+/// memory: every device has 16 KiB (13 and 11 rows), desktop GPUs 32 to 64 KiB (16).
+fn kernel_rows(kind: Kind, limit: u32) -> usize {
+    (2..=items::MAX_ITEM_ROWS)
+        .rev()
+        .find(|&rows| workgroup_bytes(kind, rows) <= limit as usize)
+        .expect("two rows fit any device")
+}
+
+struct Listed {
+    adapters: Vec<wgpu::Adapter>,
+}
+
+/// The machine's adapters, listed once per process: those of the first backend that has
+/// any (Vulkan, then Metal, then DX12), so that a GPU seen by two backends is listed once.
+fn listed() -> &'static Listed {
+    static LISTED: OnceLock<Listed> = OnceLock::new();
+    LISTED.get_or_init(|| {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let backend = [
+            wgpu::Backend::Vulkan,
+            wgpu::Backend::Metal,
+            wgpu::Backend::Dx12,
+        ]
+        .into_iter()
+        .find(|&b| all.iter().any(|a| a.get_info().backend == b));
+        let adapters = all
+            .into_iter()
+            .filter(|a| Some(a.get_info().backend) == backend)
+            .collect();
+        Listed { adapters }
+    })
+}
+
+/// The adapters `--device gpu` can use, in the order `--gpus` numbers them.
+pub fn adapters() -> Vec<Adapter> {
+    listed()
+        .adapters
+        .iter()
+        .enumerate()
+        .map(|(index, a)| {
+            let info = a.get_info();
+            Adapter {
+                index,
+                name: format!("{} ({:?})", info.name, info.backend),
+                software: info.device_type == wgpu::DeviceType::Cpu,
+            }
+        })
+        .collect()
+}
+
+/// An opened device on one adapter, with its two kernels compiled.
 pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pipeline: wgpu::ComputePipeline,
     info: wgpu::AdapterInfo,
+    /// Plain and tie-frame kernels, by [`Kind`].
+    kernels: [wgpu::ComputePipeline; 2],
+    /// The most rows each kernel's items may have (its workgroup memory is sized for them).
+    rows: [usize; 2],
     /// The first error the device reported (a lost device, say), instead of wgpu's panic.
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -37,58 +111,123 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
-/// A plan's frames, uploaded once per run.
-pub struct GpuPlan<'p> {
-    plan: &'p Plan,
-    frames: wgpu::Buffer,
-}
+/// Which device of which adapter: (adapter, how many times it came earlier in one list).
+type DeviceKey = (usize, usize);
 
-/// The GPU this process opened, shared by every later run (see [`Gpu::shared`]).
-static OPENED: Mutex<Option<Arc<Gpu>>> = Mutex::new(None);
+/// Devices this process opened.
+static OPENED: Mutex<Vec<(DeviceKey, Arc<Gpu>)>> = Mutex::new(Vec::new());
 
-impl Gpu {
-    /// The process's GPU, opened on first use and shared by every run after it.
-    ///
-    /// Opening a GPU again for each count fails on real drivers: seen on an NVIDIA H100,
-    /// where after a few dozen opens in one process the Vulkan loader reports no driver,
-    /// and opens from several threads at once crashed the process. One device serves every
-    /// run (wgpu's device and queue are shared across threads). `allow_software`: a
-    /// CPU-emulated adapter (lavapipe, WARP) will do; without it, only a real GPU.
-    pub fn shared(allow_software: bool) -> Result<Arc<Gpu>, Error> {
-        let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
-        let gpu = match &*opened {
-            Some(gpu) => gpu.clone(),
+/// The GPUs a run asked for: `indices` of [`adapters`] (an index may repeat: each time opens
+/// a device of its own on that adapter), or, without indices, every adapter that is not a
+/// software one, else (only when `allow_software`) the first software one.
+///
+/// Devices are opened once per process and shared by every later run: opening a GPU again
+/// for each count fails on real drivers (seen on an NVIDIA H100: after a few dozen opens in
+/// one process the Vulkan loader reports no driver, and opens from several threads at once
+/// crashed the process).
+pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<Gpu>>, Error> {
+    let known = adapters();
+    let chosen: Vec<usize> = match indices {
+        Some(list) => {
+            if let Some(&bad) = list.iter().find(|&&i| i >= known.len()) {
+                return Err(Error::NoSuchGpu {
+                    index: bad,
+                    found: known.len(),
+                });
+            }
+            list.to_vec()
+        }
+        None => {
+            let real: Vec<usize> = known
+                .iter()
+                .filter(|a| !a.software)
+                .map(|a| a.index)
+                .collect();
+            if !real.is_empty() {
+                real
+            } else if let Some(soft) = known.iter().find(|a| a.software) {
+                if !allow_software {
+                    return Err(Error::Failed(format!(
+                        "no usable GPU: the only adapter is {}, which runs on the CPU",
+                        soft.name
+                    )));
+                }
+                vec![soft.index]
+            } else {
+                return Err(Error::Failed(
+                    "no usable GPU: looked for a Vulkan, Metal or DX12 adapter with compute shaders"
+                        .into(),
+                ));
+            }
+        }
+    };
+    let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut gpus = Vec::new();
+    for (k, &index) in chosen.iter().enumerate() {
+        let key = (index, chosen[..k].iter().filter(|&&i| i == index).count());
+        let gpu = match opened.iter().find(|(at, _)| *at == key) {
+            Some((_, gpu)) => gpu.clone(),
             None => {
-                let gpu = Arc::new(Gpu::open()?);
-                *opened = Some(gpu.clone());
+                let gpu = Arc::new(Gpu::open(&listed().adapters[index])?);
+                opened.push((key, gpu.clone()));
                 gpu
             }
         };
-        if !allow_software && gpu.info.device_type == wgpu::DeviceType::Cpu {
-            return Err(Error::Failed(format!(
-                "no usable GPU: the only adapter is {} {:?}, which runs on the CPU",
-                gpu.info.name, gpu.info.backend
-            )));
-        }
-        Ok(gpu)
+        gpus.push(gpu);
     }
+    Ok(gpus)
+}
 
-    /// Opens the best adapter wgpu finds, CPU-emulated ones included. Each call opens a new
-    /// device, so only [`Gpu::shared`] calls it.
-    fn open() -> Result<Gpu, Error> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let options = wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        };
-        let looked_for = "a Vulkan, Metal or DX12 adapter with compute shaders";
-        let adapter = pollster::block_on(instance.request_adapter(&options))
-            .map_err(|e| Error::Failed(format!("no usable GPU: looked for {looked_for}: {e}")))?;
+/// The real GPUs of the machine, opened (none when there is no real one, or it fails to
+/// open): what `--device auto` counts on.
+pub fn open_real() -> Vec<Arc<Gpu>> {
+    open(None, false).unwrap_or_default()
+}
+
+/// The shader of a kernel for items of `rows` rows: `count.wgsl` with its constants filled
+/// in, and for tie frames the sections of `ties.wgsl` in their places.
+fn shader(kind: Kind, rows: usize) -> String {
+    let ties = kind == Kind::Ties;
+    let section = |name: &str| -> String {
+        if !ties {
+            return String::new();
+        }
+        let source = include_str!("ties.wgsl");
+        let marker = format!("//# {name}\n");
+        let from = source.find(&marker).expect("a section of ties.wgsl") + marker.len();
+        let body = &source[from..];
+        body[..body.find("//# ").unwrap_or(body.len())].to_string()
+    };
+    let count = if ties {
+        section("COUNT")
+    } else {
+        "counts.x += select(0u, 1u, child_last && child_free != 0u);".into()
+    };
+    include_str!("count.wgsl")
+        .replace("{WG}", &WORKGROUP.to_string())
+        .replace("{ROWS}", &rows.to_string())
+        .replace("{BOARD}", if ties { "ROWS - 1u" } else { "1u" })
+        .replace("{TIE_BINDINGS}", &section("BINDINGS"))
+        .replace("{TIE_FUNCTIONS}", &section("FUNCTIONS"))
+        .replace("{TIE_COUNT}", &count)
+}
+
+impl Gpu {
+    /// Opens a device on `adapter` and compiles the kernels.
+    fn open(adapter: &wgpu::Adapter) -> Result<Gpu, Error> {
         let info = adapter.get_info();
+        let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
-            required_limits: wgpu::Limits::downlevel_defaults(),
+            // the tie kernel binds six storage buffers (every desktop driver offers eight or
+            // more); workgroup memory sizes the items
+            required_limits: wgpu::Limits {
+                max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
+                max_buffer_size: limits.max_buffer_size,
+                max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
+                max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
+                ..wgpu::Limits::downlevel_defaults()
+            },
             ..Default::default()
         }))
         .map_err(|e| Error::Failed(format!("cannot open the GPU {}: {e}", info.name)))?;
@@ -98,22 +237,27 @@ impl Gpu {
             let mut first = record.lock().unwrap_or_else(|p| p.into_inner());
             first.get_or_insert_with(|| e.to_string());
         }));
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("count.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("count.wgsl").into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("count"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let workgroup_limit = limits.max_compute_workgroup_storage_size;
+        let rows = [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, workgroup_limit));
+        let kernel = |kind: Kind| {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("count.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(shader(kind, rows[kind as usize]).into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("count"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
         let gpu = Gpu {
+            kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
+            rows,
             device,
             queue,
-            pipeline,
             info,
             failure,
         };
@@ -137,131 +281,145 @@ impl Gpu {
         format!("{} ({:?})", self.info.name, self.info.backend)
     }
 
-    /// Uploads the frames of `plan`.
-    pub fn prepare<'p>(&self, plan: &'p Plan) -> GpuPlan<'p> {
+    /// The most rows an item of `kind` may leave this device's kernel.
+    pub fn item_rows(&self, kind: Kind) -> usize {
+        self.rows[kind as usize]
+    }
+
+    /// Whether the adapter runs on the CPU (lavapipe, WARP).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The workgroups a dispatch of `items` runs: enough persistent invocations to fill the
+    /// GPU (an H100 keeps about a thousand of them per multiprocessor with this kernel's
+    /// workgroup memory, and has 132 multiprocessors), a few per thread on a CPU-emulated one.
+    fn workgroups(&self, items: usize) -> u32 {
+        let most = if self.is_software() { 64 } else { 4096 };
+        items.div_ceil(WORKGROUP).clamp(1, most) as u32
+    }
+
+    /// Uploads the frames of `plan` (what every item's kernel reads its row masks from).
+    pub fn frames(&self, plan: &Plan) -> wgpu::Buffer {
         let mut words = Vec::with_capacity(plan.frames().len() * FRAME_WORDS);
         for frame in plan.frames() {
             words.extend(frame.masks.allowed.iter().map(|&m| m as u32));
             words.push(frame.masks.must_row as u32);
             words.push(frame.masks.must as u32);
         }
-        GpuPlan {
-            plan,
-            frames: self.storage("frames", &words, wgpu::BufferUsages::empty()),
-        }
+        self.buffer("frames", &words, wgpu::BufferUsages::STORAGE)
     }
 
-    /// Counts the subtasks `ids` of the prepared plan (each one [`takes`]) in one dispatch;
-    /// the results are in the order of `ids`.
-    pub fn count(&self, prepared: &GpuPlan<'_>, ids: &[usize]) -> Result<Vec<Found>, Error> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let plan = prepared.plan;
-        let n = plan.n();
-        let full = crate::board::full_mask(n);
-        let mut tasks = Vec::with_capacity(ids.len() * TASK_WORDS);
-        for &id in ids {
-            let (_, attacks, _) = plan.start(id);
-            tasks.extend([
-                u32::from(plan.subtask(id).frame),
-                plan.depth() as u32,
-                attacks.cols as u32,
-                (attacks.right_down & full) as u32,
-                attacks.left_down as u32,
-                0,
-                0,
-                0,
-            ]);
-        }
-        let params = [n as u32, ids.len() as u32, full as u32, 0];
-        let params = self.buffer("params", &params, wgpu::BufferUsages::UNIFORM);
-        let tasks = self.storage("tasks", &tasks, wgpu::BufferUsages::empty());
-        let bytes = (ids.len() * 16) as u64;
-        let results = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("results"),
-            size: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let next = self.storage("next", &[0u32], wgpu::BufferUsages::empty());
-        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("count"),
-            layout: &self.pipeline.get_bind_group_layout(0),
-            entries: &[
-                entry(0, &params),
-                entry(1, &prepared.frames),
-                entry(2, &tasks),
-                entry(3, &results),
-                entry(4, &next),
-            ],
-        });
+    /// Starts counting `batch` (items of each kind) of a plan whose frames are `frames`,
+    /// giving up items whose node count reaches `drop_at` (at most [`DROPPED`]);
+    /// [`Flight::wait`] gives the counts.
+    pub fn launch(
+        &self,
+        n: usize,
+        frames: &wgpu::Buffer,
+        batch: [&[Item]; 2],
+        drop_at: u32,
+    ) -> Flight {
+        debug_assert!(drop_at <= DROPPED);
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("count"),
             });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("count"),
-                timestamp_writes: None,
+        let mut readbacks = Vec::new();
+        for (kind, items) in [Kind::Plain, Kind::Ties].into_iter().zip(batch) {
+            if items.is_empty() {
+                readbacks.push(None);
+                continue;
+            }
+            let full = crate::board::full_mask(n) as u32;
+            let params = self.buffer(
+                "params",
+                &[n as u32, items.len() as u32, full, drop_at],
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let words = |f: &dyn Fn(&Item) -> &[u32]| -> Vec<u32> {
+                items.iter().flat_map(|i| f(i).iter().copied()).collect()
+            };
+            let state = self.buffer("items", &words(&|i| &i.state), wgpu::BufferUsages::STORAGE);
+            let rows = self.buffer(
+                "item rows",
+                &words(&|i| std::slice::from_ref(&i.at)),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let bytes = (items.len() * 16) as u64;
+            let results = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("results"),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
             });
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            // one lane per subtask to start with; lanes that finish early take the rest
-            let groups = ids.len().div_ceil(WORKGROUP).clamp(1, 65_535) as u32;
-            pass.dispatch_workgroups(groups, 1, 1);
+            let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let next = self.buffer("next item", &[0], wgpu::BufferUsages::STORAGE);
+            let mut entries = vec![
+                entry(0, &params),
+                entry(1, frames),
+                entry(2, &state),
+                entry(3, &rows),
+                entry(4, &results),
+                entry(5, &next),
+            ];
+            let prefix;
+            if kind == Kind::Ties {
+                prefix = self.buffer(
+                    "item prefixes",
+                    &words(&|i| &i.prefix),
+                    wgpu::BufferUsages::STORAGE,
+                );
+                entries.push(entry(6, &prefix));
+            }
+            let pipeline = &self.kernels[kind as usize];
+            let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("count"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            });
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("count"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                pass.dispatch_workgroups(self.workgroups(items.len()), 1, 1);
+            }
+            encoder.copy_buffer_to_buffer(&results, 0, &readback, 0, bytes);
+            readbacks.push(Some(readback));
         }
-        encoder.copy_buffer_to_buffer(&results, 0, &readback, 0, bytes);
-        self.queue.submit([encoder.finish()]);
+        let submitted = self.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
-        readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = sent.send(r);
-        });
-        let lost = |e: &dyn std::fmt::Display| Error::Failed(format!("the GPU failed: {e}"));
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| lost(&e))?;
-        mapped.recv().map_err(|e| lost(&e))?.map_err(|e| lost(&e))?;
-        let view = readback
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| lost(&e))?;
-        let words: Vec<u32> = view
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        drop(view);
-        readback.unmap();
-        ids.iter()
-            .zip(words.chunks_exact(4))
-            .map(|(&id, w)| {
-                let solutions = u64::from(w[0]) | u64::from(w[1]) << 32;
-                let nodes = u64::from(w[2]) | u64::from(w[3]) << 32;
-                let rule = plan.frames()[plan.subtask(id).frame as usize].rule;
-                crate::search::counted(rule, solutions, nodes).ok_or_else(|| {
-                    Error::Failed(format!("subtask {id} needs its boards: not a GPU subtask"))
-                })
-            })
-            .collect()
-    }
-
-    fn storage(&self, label: &str, words: &[u32], extra: wgpu::BufferUsages) -> wgpu::Buffer {
-        self.buffer(label, words, wgpu::BufferUsages::STORAGE | extra)
+        for (kind, readback) in readbacks.iter().enumerate() {
+            if let Some(readback) = readback {
+                let sent = sent.clone();
+                readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sent.send((kind, r));
+                });
+            }
+        }
+        Flight {
+            submitted,
+            readbacks,
+            mapped,
+            drop_at,
+        }
     }
 
     fn buffer(&self, label: &str, words: &[u32], usage: wgpu::BufferUsages) -> wgpu::Buffer {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            // every binding holds at least one of its elements (a task is 32 bytes)
-            size: bytes.len().max(4 * TASK_WORDS) as u64,
+            // every binding holds at least one of its elements (an item's prefix is 32 bytes)
+            size: bytes.len().max(32) as u64,
             usage: usage | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -270,91 +428,61 @@ impl Gpu {
     }
 }
 
+/// A dispatch on its way: its results, once the GPU has them.
+pub struct Flight {
+    submitted: wgpu::SubmissionIndex,
+    readbacks: Vec<Option<wgpu::Buffer>>,
+    mapped: mpsc::Receiver<(usize, Result<(), wgpu::BufferAsyncError>)>,
+    drop_at: u32,
+}
+
+/// What the kernel counted for one item: solutions (of orbit 8 for tie frames), tie
+/// solutions of orbit 4 and 2, and nodes; `None` when it gave the item up (its node count
+/// reached the limit), which the host then counts on the CPU.
+pub(crate) type ItemCount = Option<[u32; 4]>;
+
+impl Flight {
+    /// Waits for the dispatch and gives each item's count, per kind, in the order of the
+    /// batch.
+    pub fn wait(self, gpu: &Gpu) -> Result<[Vec<ItemCount>; 2], Error> {
+        let lost = |e: &dyn std::fmt::Display| {
+            Error::Failed(format!("the GPU {} failed: {e}", gpu.info.name))
+        };
+        gpu.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(self.submitted),
+                timeout: None,
+            })
+            .map_err(|e| lost(&e))?;
+        gpu.check()?;
+        let mut counts = [Vec::new(), Vec::new()];
+        for _ in self.readbacks.iter().flatten() {
+            let (kind, mapped) = self.mapped.recv().map_err(|e| lost(&e))?;
+            mapped.map_err(|e| lost(&e))?;
+            let readback = self.readbacks[kind].as_ref().expect("mapped above");
+            let view = readback
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| lost(&e))?;
+            counts[kind] = view
+                .chunks_exact(16)
+                .map(|b| {
+                    let w: [u32; 4] = std::array::from_fn(|i| {
+                        u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+                    });
+                    (w[3] < self.drop_at).then_some(w)
+                })
+                .collect();
+            drop(view);
+            readback.unmap();
+        }
+        Ok(counts)
+    }
+}
+
 fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: buffer.as_entire_binding(),
-    }
-}
-
-/// The most rows below a subtask's prefix that the GPU takes. A dispatch cannot be
-/// interrupted, so a stop request waits for the batch in flight: with 15 rows left the
-/// largest subtasks of N = 17..20 (auto split depths) end within seconds on one lane, while
-/// the subtasks of a 32×32 board (25 rows left and more) would run for hours. Deeper subtasks
-/// stay on the CPU, which a stop request reaches within milliseconds.
-pub const GPU_MAX_ROWS_LEFT: usize = 15;
-// a lane's stack holds every row a taken subtask has left
-const _: () = assert!(GPU_MAX_ROWS_LEFT <= LEVELS + 1);
-
-/// Whether the GPU counts subtask `id`: its solutions are counted without looking at them,
-/// and it has at most [`GPU_MAX_ROWS_LEFT`] rows left (which also fit a lane's stack).
-pub fn takes(plan: &Plan, id: usize, unique: bool) -> bool {
-    let rule = plan.frames()[plan.subtask(id).frame as usize].rule;
-    let counted = match rule {
-        LeafRule::Weight(_) => !unique,
-        LeafRule::Orbit8 => true,
-        LeafRule::Side { .. } => false,
-    };
-    let rows_left = plan.n() - plan.depth();
-    counted && rows_left <= GPU_MAX_ROWS_LEFT
-}
-
-#[cfg(test)]
-mod doc_examples {
-    #[test]
-    fn takes_example() {
-        use crate::{EngineChoice, Plan};
-        let deep = Plan::new(32, EngineChoice::D4, None, Some(4)).unwrap();
-        assert!(!crate::gpu::takes(&deep, 0, false));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernel::Kernel;
-    use crate::split::EngineChoice;
-
-    #[test]
-    fn every_gpu_subtask_equals_the_cpu_subtask_with_its_nodes() {
-        let Ok(gpu) = Gpu::shared(true) else {
-            // CI runs these on lavapipe and says so: a missing adapter fails there
-            assert!(
-                std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
-                "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
-            );
-            return;
-        };
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        for engine in [EngineChoice::Mirror, EngineChoice::D4] {
-            for (n, depth) in [(6, 1), (9, 2), (12, 3), (11, 9), (10, 10)] {
-                let plan = Plan::new(n, engine, None, Some(depth)).unwrap();
-                for unique in [false, true] {
-                    let ids: Vec<usize> = (0..plan.len())
-                        .filter(|&id| takes(&plan, id, unique))
-                        .collect();
-                    let prepared = gpu.prepare(&plan);
-                    let found = gpu.count(&prepared, &ids).unwrap();
-                    for (&id, f) in ids.iter().zip(&found) {
-                        let cpu =
-                            crate::search::run_subtask(&plan, id, unique, Kernel::Scalar, &stop)
-                                .unwrap();
-                        assert_eq!(*f, cpu, "n={n} depth={depth} id={id} {engine:?}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_gpu_takes_only_subtasks_a_stop_request_can_wait_for() {
-        // no adapter needed: which subtasks go to the GPU depends on the plan alone
-        for (n, depth) in [(32, 4), (24, 5), (18, 2)] {
-            let plan = Plan::new(n, EngineChoice::D4, None, Some(depth)).unwrap();
-            assert!(n - plan.depth() > GPU_MAX_ROWS_LEFT);
-            assert!((0..plan.len()).all(|id| !takes(&plan, id, false)), "n={n}");
-        }
-        let plan = Plan::new(18, EngineChoice::D4, None, Some(4)).unwrap();
-        assert!((0..plan.len()).any(|id| takes(&plan, id, false)));
     }
 }

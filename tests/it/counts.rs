@@ -29,6 +29,7 @@ fn opts(engine: EngineChoice, threads: usize) -> CountOptions {
         split_depth: None,
         pin: false,
         device: nqueens::DeviceChoice::Cpu,
+        gpus: None,
         memory_limit: None,
     }
 }

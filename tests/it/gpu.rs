@@ -7,8 +7,8 @@ use crate::cli::run;
 use crate::cluster::{bin, merge_files, shard_record, write};
 use crate::naive;
 use crate::oeis::known;
-use nqueens::EngineChoice;
 use nqueens::{count, count_completions, CountOptions, DeviceChoice};
+use nqueens::{run as run_count, EngineChoice, Hooks, Part, RunSettings};
 use proptest::prelude::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -54,20 +54,114 @@ fn gpu_equals_cpu_for_n_1_to_14_with_both_engines() {
                 continue;
             }
             for unique in [false, true] {
-                let c = count(n, &on(DeviceChoice::Gpu, engine, unique)).unwrap();
-                let (total, classes) = known(n);
-                assert_eq!(c.total, total, "n={n} {engine:?}");
-                assert_eq!(c.unique, unique.then_some(classes), "n={n} {engine:?}");
-                assert_ne!(c.device, "cpu");
-                if !unique && n >= 8 {
-                    assert!(
-                        c.gpu_subtasks > 0,
-                        "n={n} {engine:?}: the GPU counted nothing"
-                    );
+                // the GPU alone, and the GPU with the CPU threads sharing its subtasks
+                for device in [DeviceChoice::GpuOnly, DeviceChoice::Gpu] {
+                    let c = count(n, &on(device, engine, unique)).unwrap();
+                    let (total, classes) = known(n);
+                    assert_eq!(c.total, total, "n={n} {engine:?} {device:?}");
+                    assert_eq!(c.unique, unique.then_some(classes), "n={n} {engine:?}");
+                    assert_ne!(c.device, "cpu");
+                    // the CPU keeps only mirror's --unique (and boards with < 2 rows left)
+                    let gpu_takes = !unique || engine == EngineChoice::D4;
+                    if device == DeviceChoice::GpuOnly && gpu_takes && n >= 8 {
+                        assert!(
+                            c.gpu_subtasks > 0 && c.gpu_items > 0 && c.gpu_dispatches > 0,
+                            "n={n} {engine:?}: the GPU counted nothing"
+                        );
+                    }
                 }
             }
         }
     }
+}
+
+/// What each subtask of the plan of (n, engine, depth) found, on `device`.
+fn parts(
+    n: usize,
+    engine: EngineChoice,
+    depth: usize,
+    unique: bool,
+    device: DeviceChoice,
+) -> (Vec<Part>, nqueens::Counts) {
+    let options = CountOptions {
+        split_depth: Some(depth),
+        ..on(device, engine, unique)
+    };
+    let outcome = run_count(&RunSettings::new(n, options, None), &Hooks::default()).unwrap();
+    (outcome.parts, outcome.counts)
+}
+
+#[test]
+fn every_gpu_subtask_equals_the_cpu_subtask_with_its_nodes() {
+    if adapter("every_gpu_subtask").is_none() {
+        return;
+    }
+    // depths that leave a subtask a single row, two rows, or many more rows than an item
+    // (cut into many items), tie frames and subtasks with no item among them
+    for engine in [EngineChoice::Mirror, EngineChoice::D4] {
+        for (n, depth) in [(6, 1), (9, 2), (12, 3), (11, 9), (10, 10), (13, 1), (15, 2)] {
+            for unique in [false, true] {
+                let (gpu, g) = parts(n, engine, depth, unique, DeviceChoice::GpuOnly);
+                let (cpu, _) = parts(n, engine, depth, unique, DeviceChoice::Cpu);
+                assert_eq!(gpu, cpu, "n={n} depth={depth} {engine:?} unique={unique}");
+                // a subtask of fewer than two rows stays on the CPU: nothing for a kernel
+                if !unique && n >= depth + 2 {
+                    assert_eq!(g.gpu_subtasks, g.subtasks, "n={n} depth={depth} {engine:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_subtask_cut_into_many_items_equals_its_cpu_count() {
+    if adapter("cut_into_items").is_none() {
+        return;
+    }
+    // 16x16 at depth 2: 14 rows left, items of 11: each subtask cut three rows deeper
+    let (gpu, g) = parts(16, EngineChoice::D4, 2, true, DeviceChoice::GpuOnly);
+    let (cpu, _) = parts(16, EngineChoice::D4, 2, true, DeviceChoice::Cpu);
+    assert_eq!(gpu, cpu);
+    assert!(
+        g.gpu_items > 100 * g.subtasks as u64,
+        "{} items",
+        g.gpu_items
+    );
+    let total: u128 = gpu.iter().map(|p| u128::from(p.total)).sum();
+    assert_eq!(total, known(16).0);
+}
+
+#[test]
+fn several_devices_are_fed_from_one_list() {
+    if adapter("several_devices").is_none() {
+        return;
+    }
+    // two devices on the first adapter (the only way to have two on a machine with one)
+    let (code, out, err) = run(&[
+        "count", "15", "--device", "gpu-only", "--gpus", "0,0", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total"], known(15).0.to_string());
+    assert!(v["device"].as_str().unwrap().starts_with("2 x "), "{v}");
+    assert_eq!(v["gpu_subtasks"], v["subtasks"]);
+    // an adapter the machine does not have, or GPUs with --device cpu: usage errors
+    let (code, out, err) = run(&["count", "8", "--gpus", "99"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains("--gpus 99") && err.contains("nqueens devices"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["count", "8", "--gpus", "0", "--device", "cpu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--device cpu") || err.contains("CPU only"),
+        "{err}"
+    );
+    // the adapters, numbered
+    let (code, out, _) = run(&["devices"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().next().unwrap().starts_with("0 "), "{out}");
 }
 
 #[test]
@@ -244,4 +338,42 @@ fn device_gpu_without_an_adapter_is_a_runtime_failure_and_auto_skips_software_ad
     // --device appears in --stats
     let (_, _, err) = run(&["count", "8", "--device", "cpu", "--stats"]);
     assert!(err.contains("device=cpu"), "{err}");
+}
+
+/// A subtask whose total passes 2^32 (and whose items each fit 32 bits), counted exactly on a
+/// real GPU: the completions of the middle column of the first row at N = 21, one subtask
+/// (about 1.5e10 solutions). Seconds on a data-centre GPU, far too long for lavapipe: run
+/// with `cargo test --release --test it -- --ignored past_2_32` where a GPU is at hand.
+#[test]
+#[ignore]
+fn a_subtask_past_2_32_is_exact_on_a_real_gpu() {
+    if nqueens::gpu_adapters().iter().all(|a| a.software) {
+        eprintln!("past_2_32: no real GPU: skipped");
+        return;
+    }
+    let on = |device| CountOptions {
+        split_depth: Some(1),
+        ..on(device, EngineChoice::Auto, false)
+    };
+    let gpu = count_completions(
+        21,
+        &[10],
+        &CountOptions {
+            threads: None,
+            ..on(DeviceChoice::GpuOnly)
+        },
+    )
+    .unwrap();
+    assert!(gpu.total > 1 << 32, "{}", gpu.total);
+    assert_eq!(gpu.subtasks, 1);
+    let cpu = count_completions(
+        21,
+        &[10],
+        &CountOptions {
+            threads: None,
+            ..on(DeviceChoice::Cpu)
+        },
+    )
+    .unwrap();
+    assert_eq!((gpu.total, gpu.nodes), (cpu.total, cpu.nodes));
 }

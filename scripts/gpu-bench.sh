@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Usage: scripts/gpu-bench.sh [BASELINE] [ROUNDS] [FROM TO]
+# The GPU against the CPU, side by side on this machine: one table per GPU adapter (as
+# `nqueens devices` lists them), one row per N, whole-process seconds (wall, and CPU time:
+# what a CPU-emulated adapter such as lavapipe costs) for
+#   gpu       count N --device gpu --gpus I       (the GPU, CPU threads sharing its work)
+#   gpu-only  count N --device gpu-only --gpus I  (the GPU alone)
+#   cpu       count N --device cpu                (the CPU engines, auto)
+#   baseline  BASELINE N DEPTH 64 e [WORKGROUPS]  (a standalone wgpu counter, when its path is
+#             given: the first adapter only, it picks its own)
+# and the ratio baseline / gpu-only of CPU seconds (software) or wall seconds (GPU), taken
+# within each round. Each round runs every command once (ROUNDS rounds, default 3, after one
+# warm-up round), so a machine whose speed drifts slows them alike; medians, then min-max.
+# N runs FROM..TO: default 12..15 on a software adapter, 16..21 on a GPU. Every run must print
+# the same total. Prints the CPU model and each adapter.
+#
+# Example: scripts/gpu-bench.sh /tmp/gpu-ref/release/gpu-reference 5
+set -euo pipefail
+baseline=${1:-}
+[ "$baseline" = "-" ] && baseline=
+rounds=${2:-3}
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=$PWD/target/release/nqueens
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) logical CPUs)"
+adapters=$("$bin" devices)
+if [ -z "$adapters" ]; then
+    echo "no GPU adapter: nothing to measure" >&2
+    exit 1
+fi
+# median (min-max) of a column of numbers
+summary() { sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]}'; }
+# runs a command once; appends "round name wall cpu" to $times; checks its total
+measure() {
+    local round=$1 name=$2 want=$3
+    shift 3
+    local out stamp
+    stamp=$(mktemp)
+    TIMEFORMAT='%R %U %S'
+    out=$( { time "$@" 2>/dev/null; } 2>"$stamp")
+    local total
+    total=$(echo "$out" | grep -Eo 'total=[0-9]+' | cut -d= -f2 || true)
+    [ -z "$total" ] && total=$(echo "$out" | tail -1)
+    if [ "$total" != "$want" ]; then
+        echo "$name printed $total, not $want" >&2
+        exit 1
+    fi
+    read -r wall user sys <"$stamp"
+    rm -f "$stamp"
+    [ "$round" -gt 0 ] && awk -v r="$round" -v c="$name" -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN {print r, c, w, u + s}' >>"$times"
+    return 0
+}
+first=yes
+while read -r index kind name; do
+    if [ "$kind" = software ]; then
+        from=${3:-12} to=${4:-15} groups=64 col=4
+    else
+        from=${3:-16} to=${4:-21} groups=1024 col=3
+    fi
+    echo
+    echo "adapter $index: $name ($kind)"
+    echo "| N | gpu s | gpu cpu s | gpu-only s | gpu-only cpu s | cpu s | baseline s | baseline cpu s | baseline / gpu-only |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    for ((n = from; n <= to; n++)); do
+        : >"$times"
+        want=$("$bin" count "$n" --device cpu)
+        depth=$((n <= 15 ? 5 : 6))
+        for ((r = 0; r <= rounds; r++)); do
+            measure "$r" gpu "$want" "$bin" count "$n" --device gpu --gpus "$index"
+            measure "$r" gpu-only "$want" "$bin" count "$n" --device gpu-only --gpus "$index"
+            measure "$r" cpu "$want" "$bin" count "$n" --device cpu
+            if [ -n "$baseline" ] && [ "$first" = yes ]; then
+                measure "$r" baseline "$want" "$baseline" "$n" "$depth" 64 e "$groups"
+            fi
+        done
+        cell() { awk -v c="$1" -v k="$2" '$2 == c {print $k}' "$times" | summary; }
+        row="| $n | $(cell gpu 3) | $(cell gpu 4) | $(cell gpu-only 3) | $(cell gpu-only 4) | $(cell cpu 3)"
+        if grep -q ' baseline ' "$times"; then
+            ratio=$(awk -v k="$col" '$2 == "baseline" {b[$1] = $k} $2 == "gpu-only" {g[$1] = $k} END {for (r in b) print b[r] / g[r]}' "$times" | summary)
+            row="$row | $(cell baseline 3) | $(cell baseline 4) | $ratio |"
+        else
+            row="$row | | | |"
+        fi
+        echo "$row"
+    done
+    first=no
+done <<<"$adapters"

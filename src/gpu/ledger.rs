@@ -1,0 +1,150 @@
+//! A GPU's books: the subtasks it has taken, how many of their items are still out, and
+//! what the counted ones found. A subtask is handed in once it is cut up and every one of
+//! its items is counted: whole, once, with the CPU's numbers.
+
+use crate::search::Raw;
+
+/// A subtask taken and not yet handed in.
+#[derive(Debug)]
+struct Taken {
+    id: usize,
+    raw: Raw,
+    /// Items dispatched and not yet counted.
+    out: usize,
+    /// Whether every item of it has been cut.
+    cut: bool,
+}
+
+/// The subtasks a GPU holds, by slot (what each item carries to name its subtask).
+#[derive(Debug, Default)]
+pub(crate) struct Ledger {
+    slots: Vec<Option<Taken>>,
+}
+
+impl Ledger {
+    /// Opens subtask `id`; returns its slot.
+    pub fn open(&mut self, id: usize) -> u32 {
+        let taken = Taken {
+            id,
+            raw: Raw::default(),
+            out: 0,
+            cut: false,
+        };
+        let slot = match self.slots.iter().position(Option::is_none) {
+            Some(free) => free,
+            None => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+        };
+        self.slots[slot] = Some(taken);
+        slot as u32
+    }
+
+    /// One more item of the subtask in `slot` is out.
+    pub fn sent(&mut self, slot: u32) {
+        self.taken(slot).out += 1;
+    }
+
+    /// Every item of the subtask in `slot` is cut, and the host placed `host_nodes` queens
+    /// cutting them. Returns the subtask (its id and count) if that finishes it: a subtask
+    /// none of whose placements left an item.
+    pub fn cut(&mut self, slot: u32, host_nodes: u64) -> Option<(usize, Raw)> {
+        let taken = self.taken(slot);
+        taken.cut = true;
+        taken.raw.add(Raw {
+            nodes: host_nodes,
+            ..Raw::default()
+        });
+        self.hand_in(slot)
+    }
+
+    /// An item of the subtask in `slot` counted `raw`. Returns the subtask (its id and
+    /// count) if that was its last item.
+    pub fn counted(&mut self, slot: u32, raw: Raw) -> Option<(usize, Raw)> {
+        let taken = self.taken(slot);
+        taken.raw.add(raw);
+        taken.out -= 1;
+        self.hand_in(slot)
+    }
+
+    fn hand_in(&mut self, slot: u32) -> Option<(usize, Raw)> {
+        let done = matches!(&self.slots[slot as usize], Some(t) if t.cut && t.out == 0);
+        done.then(|| {
+            let taken = self.slots[slot as usize].take().expect("checked above");
+            (taken.id, taken.raw)
+        })
+    }
+
+    fn taken(&mut self, slot: u32) -> &mut Taken {
+        self.slots[slot as usize]
+            .as_mut()
+            .expect("an item names a subtask that is taken")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::LeafRule;
+
+    #[test]
+    fn a_subtask_is_handed_in_once_cut_up_and_counted() {
+        let mut ledger = Ledger::default();
+        let a = ledger.open(7);
+        let b = ledger.open(9);
+        ledger.sent(a);
+        ledger.sent(a);
+        assert_eq!(
+            ledger.cut(b, 3),
+            Some((
+                9,
+                Raw {
+                    nodes: 3,
+                    ..Raw::default()
+                }
+            ))
+        );
+        let part = |s, n| Raw {
+            solutions: s,
+            orbits: [0, 0],
+            nodes: n,
+        };
+        assert_eq!(ledger.counted(a, part(1, 10)), None);
+        assert_eq!(ledger.cut(a, 5), None);
+        assert_eq!(ledger.counted(a, part(2, 20)), Some((7, part(3, 35))));
+        // the slots are reused
+        assert_eq!(ledger.open(11), a);
+    }
+
+    /// A subtask whose items' 32-bit counts add up past 2^32 (and, weighed, past 2^35) is
+    /// exact: a million items of 4,097 solutions and 4,000,000,000 nodes each.
+    #[test]
+    fn counts_past_32_bits_add_up_exactly() {
+        let mut ledger = Ledger::default();
+        let slot = ledger.open(0);
+        let items = 1u64 << 20;
+        for _ in 0..items {
+            ledger.sent(slot);
+        }
+        assert_eq!(ledger.cut(slot, 1), None);
+        let mut whole = None;
+        for _ in 0..items {
+            let raw = Raw {
+                solutions: 4097,
+                orbits: [1, 2],
+                nodes: 4_000_000_000,
+            };
+            whole = ledger.counted(slot, raw).or(whole);
+        }
+        let (_, raw) = whole.expect("handed in after its last item");
+        assert_eq!(raw.solutions, 4097 << 20);
+        assert_eq!(raw.nodes, 4_000_000_000 * items + 1);
+        let found = raw.weigh(LeafRule::Side { b1: 2 });
+        assert_eq!(
+            found.total,
+            8 * (4097u128 << 20) + 4 * (1 << 20) + 2 * (2 << 20)
+        );
+        assert!(found.total > 1 << 35);
+    }
+}
