@@ -15,13 +15,18 @@
 # the same total. Prints the CPU model and each adapter.
 #
 # Example: scripts/gpu-bench.sh /tmp/gpu-ref/release/gpu-reference 5
+# NQUEENS=PATH measures that nqueens binary instead of building one (a machine without cargo).
 set -euo pipefail
 baseline=${1:-}
 [ "$baseline" = "-" ] && baseline=
 rounds=${2:-3}
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=$PWD/target/release/nqueens
+if [ -n "${NQUEENS:-}" ]; then
+    bin=$(realpath "$NQUEENS")
+else
+    cargo build --release --quiet
+    bin=$PWD/target/release/nqueens
+fi
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) logical CPUs)"

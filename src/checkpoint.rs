@@ -43,12 +43,12 @@ pub struct RunIdentity {
     /// Board side.
     pub n: usize,
     /// Engine.
-    pub engine: crate::split::Engine,
+    pub engine: crate::engine::Engine,
     /// Rows enumerated into subtasks.
     pub split_depth: usize,
     /// Subtasks in the whole plan.
     pub plan_subtasks: usize,
-    /// [`crate::split::Plan::digest`] of the plan.
+    /// [`crate::plan::Plan::digest`] of the plan.
     pub plan_digest: String,
     /// The shard of the plan this run covers.
     pub shard: Shard,
@@ -155,7 +155,7 @@ impl DoneSet {
 
 /// Consecutive finished positions as stored in the file: position `first + i` found
 /// `total[i]`, `unique[i]`, `nodes[i]`.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct DoneRun {
     first: usize,
     total: Vec<u64>,
@@ -163,7 +163,7 @@ struct DoneRun {
     nodes: Vec<u64>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Body {
     format: String,
     format_version: u32,
@@ -172,20 +172,21 @@ struct Body {
     done: Vec<DoneRun>,
 }
 
-/// A checkpoint file opened by one run: its resolved path, and the lock that keeps every
-/// other run away from it until this one ends.
+/// A checkpoint file opened by one run: its resolved path, the lock that keeps every other
+/// run away from it until this one ends, and what it held when it was opened (read once).
 #[derive(Debug)]
 pub struct Checkpoint {
     path: PathBuf,
     dir: PathBuf,
     /// Held, never read: the lock lasts as long as the handle.
     _lock: fs::File,
+    saved: Option<Body>,
 }
 
 impl Checkpoint {
     /// Opens the checkpoint at `path` for a run: follows symbolic links, refuses anything
-    /// but a regular file (or no file yet), takes the lock and checks that the directory
-    /// takes new files, all before any counting.
+    /// but a regular file (or no file yet), takes the lock, checks that the directory takes
+    /// new files and reads what the file holds, all before any counting.
     pub fn open(path: &Path) -> Result<Checkpoint, Error> {
         let resolved = resolve_file(path)?;
         let fail = |reason: String| checkpoint_error(path, reason);
@@ -212,16 +213,25 @@ impl Checkpoint {
         }
         tempfile::NamedTempFile::new_in(&dir)
             .map_err(|e| fail(format!("cannot be written: {e}")))?;
+        let saved = read_body(&resolved)?;
         Ok(Checkpoint {
             path: resolved,
             dir,
             _lock: lock,
+            saved,
         })
     }
 
-    /// Reads the checkpoint for `run`: `Ok(None)` when there is no file yet.
+    /// The run the file was written for, when there is a file: a resumed run without an
+    /// explicit split depth cuts its subtasks the same way, and a foreign file is named as
+    /// such before any plan is built.
+    pub fn saved_run(&self) -> Option<&RunIdentity> {
+        self.saved.as_ref().map(|body| &body.run)
+    }
+
+    /// The finished subtasks the file holds for `run`: `Ok(None)` when there is no file yet.
     pub fn load(&self, run: &RunIdentity) -> Result<Option<DoneSet>, Error> {
-        let Some(body) = read_body(&self.path)? else {
+        let Some(body) = &self.saved else {
             return Ok(None);
         };
         if body.run != *run {
@@ -441,13 +451,6 @@ fn checkpoint_error(path: &Path, reason: String) -> Error {
         path: path.display().to_string(),
         reason,
     }
-}
-
-/// The identity a checkpoint was written for, so that a resumed run without an explicit
-/// split depth cuts its subtasks the same way, and a foreign file is named as such before
-/// any plan is built. `Ok(None)` when there is no file yet.
-pub fn identity_of(path: &Path) -> Result<Option<RunIdentity>, Error> {
-    Ok(read_body(&resolve_file(path)?)?.map(|b| b.run))
 }
 
 #[cfg(test)]

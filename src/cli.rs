@@ -61,13 +61,21 @@ pub struct ScaleArgs {
     /// Also draw speedup against threads, with the ideal line, as an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub how: HowArgs,
+}
+
+/// How a count runs: the flags `count` and `scale` share.
+#[derive(Args, Debug, Clone)]
+pub struct HowArgs {
     /// Symmetry decomposition.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
     /// Leaf search kernel.
     #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
     pub kernel: KernelArg,
-    /// Where the search runs (gpu: measure the GPU).
+    /// Where the search runs: every GPU for large boards when there is one, the CPU, the GPUs
+    /// with the CPU threads sharing their work, or the GPUs alone.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
     /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
@@ -76,6 +84,20 @@ pub struct ScaleArgs {
     /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub memory_limit: Option<u64>,
+}
+
+impl HowArgs {
+    /// These flags as count options (the rest at their defaults).
+    fn options(&self) -> CountOptions {
+        CountOptions {
+            engine: self.engine.into(),
+            kernel: self.kernel.into(),
+            device: self.device.into(),
+            gpus: self.gpus.clone(),
+            memory_limit: self.memory_limit,
+            ..CountOptions::default()
+        }
+    }
 }
 
 /// `--format` of `scale`.
@@ -95,15 +117,8 @@ impl ScaleArgs {
     /// The count options each run uses (threads are set per run).
     pub fn options(&self) -> CountOptions {
         CountOptions {
-            threads: None,
-            engine: self.engine.into(),
-            kernel: self.kernel.into(),
-            unique: false,
-            split_depth: None,
             pin: self.pin,
-            device: self.device.into(),
-            gpus: self.gpus.clone(),
-            memory_limit: self.memory_limit,
+            ..self.how.options()
         }
     }
 }
@@ -146,22 +161,8 @@ pub struct CountArgs {
     /// Also count fundamental solutions (distinct up to rotation and reflection).
     #[arg(long)]
     pub unique: bool,
-    /// Symmetry decomposition.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
-    /// Leaf search kernel.
-    #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
-    pub kernel: KernelArg,
-    /// Where the search runs: every GPU for large boards when there is one, the CPU, the GPUs
-    /// with the CPU threads sharing their work, or the GPUs alone.
-    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
-    pub device: DeviceArg,
-    /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub gpus: Option<Vec<usize>>,
-    /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
-    pub memory_limit: Option<u64>,
+    #[command(flatten)]
+    pub how: HowArgs,
     /// Count only the completions of these first rows (1-based columns, e.g. "1 3 5").
     #[arg(long, allow_hyphen_values = true)]
     pub prefix: Option<String>,
@@ -292,14 +293,9 @@ impl CountArgs {
     pub fn options(&self) -> CountOptions {
         CountOptions {
             threads: self.search.threads,
-            engine: self.engine.into(),
-            kernel: self.kernel.into(),
             unique: self.unique,
             split_depth: self.split_depth,
-            pin: false,
-            device: self.device.into(),
-            gpus: self.gpus.clone(),
-            memory_limit: self.memory_limit,
+            ..self.how.options()
         }
     }
 }

@@ -1,8 +1,5 @@
-//! Where the search runs: the CPU alone, or GPUs with the CPU beside them. The choice is
-//! taken here, once per run, for both the plan (the quadrant engine runs on the CPU only) and
-//! the executor.
-
-use crate::error::Error;
+//! Where the search runs, as asked for, and the adapters a machine has (data only: the
+//! choice is taken in [`crate::settings`], the GPUs opened in `gpu`).
 
 /// Where to count, as asked for.
 ///
@@ -40,81 +37,6 @@ pub enum DeviceChoice {
 /// A tuning constant: no example, it is only read.
 pub const AUTO_GPU_MIN_N: usize = 19;
 
-/// The GPUs a run counts on, as decided once for its plan and executor.
-#[derive(Clone, Debug)]
-pub(crate) enum Devices {
-    /// The CPU threads alone.
-    Cpu,
-    /// These GPUs, and whether the CPU threads share their subtasks.
-    #[cfg(feature = "gpu")]
-    Gpus {
-        gpus: Vec<std::sync::Arc<crate::gpu::Gpu>>,
-        share: bool,
-    },
-}
-
-impl Devices {
-    /// The devices a count of an `n`×`n` board asks for: `gpus` (adapter indices) picks
-    /// adapters and implies a GPU; `auto` takes every real GPU from [`AUTO_GPU_MIN_N`] on.
-    /// `cpu_only`: the engine runs on the CPU only (then `auto` is the CPU).
-    pub fn choose(
-        n: usize,
-        choice: DeviceChoice,
-        gpus: Option<&[usize]>,
-        cpu_only: bool,
-    ) -> Result<Devices, Error> {
-        if gpus.is_some() && choice == DeviceChoice::Cpu {
-            return Err(Error::GpusOnCpu);
-        }
-        let auto = choice == DeviceChoice::Auto && gpus.is_none();
-        if choice == DeviceChoice::Cpu || (auto && (cpu_only || n < AUTO_GPU_MIN_N)) {
-            return Ok(Devices::Cpu);
-        }
-        #[cfg(feature = "gpu")]
-        {
-            let share = choice != DeviceChoice::GpuOnly;
-            if auto {
-                let gpus = crate::gpu::open_real();
-                return Ok(if gpus.is_empty() {
-                    Devices::Cpu
-                } else {
-                    Devices::Gpus { gpus, share }
-                });
-            }
-            let gpus = crate::gpu::open(gpus, true)?;
-            Ok(Devices::Gpus { gpus, share })
-        }
-        #[cfg(not(feature = "gpu"))]
-        Err(Error::Failed(
-            "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
-        ))
-    }
-
-    /// Whether the count runs on a GPU.
-    pub fn has_gpu(&self) -> bool {
-        !matches!(self, Devices::Cpu)
-    }
-}
-
-/// The GPU adapter `--device gpu` would use first, if any (for tests and CI logs).
-///
-/// ```
-/// // on a machine without a GPU (or a build without the gpu feature) this is None
-/// let _ = nqueens::probe_gpu();
-/// ```
-pub fn probe_gpu() -> Option<String> {
-    #[cfg(feature = "gpu")]
-    {
-        crate::gpu::open(None, true)
-            .ok()
-            .and_then(|g| g.first().map(|g| g.describe()))
-    }
-    #[cfg(not(feature = "gpu"))]
-    {
-        None
-    }
-}
-
 /// One adapter of the machine, as `nqueens devices` lists it and `--gpus` numbers it.
 ///
 /// ```
@@ -131,36 +53,4 @@ pub struct Adapter {
     pub name: String,
     /// Whether it runs on the CPU (lavapipe, WARP): `auto` never takes it.
     pub software: bool,
-}
-
-/// The machine's GPU adapters (none in a build without the gpu feature).
-pub fn gpu_adapters() -> Vec<Adapter> {
-    #[cfg(feature = "gpu")]
-    {
-        crate::gpu::adapters()
-    }
-    #[cfg(not(feature = "gpu"))]
-    {
-        Vec::new()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn auto_takes_the_cpu_for_small_boards_and_cpu_only_engines() {
-        // no GPU is opened for these, whatever the machine has
-        let cpu = |n, choice, cpu_only| {
-            matches!(Devices::choose(n, choice, None, cpu_only), Ok(Devices::Cpu))
-        };
-        assert!(cpu(AUTO_GPU_MIN_N - 1, DeviceChoice::Auto, false));
-        assert!(cpu(32, DeviceChoice::Auto, true));
-        assert!(cpu(32, DeviceChoice::Cpu, false));
-        assert_eq!(
-            Devices::choose(8, DeviceChoice::Cpu, Some(&[0]), false).unwrap_err(),
-            Error::GpusOnCpu
-        );
-    }
 }

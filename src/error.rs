@@ -1,6 +1,6 @@
 //! The library's error type.
 
-use crate::split::Engine;
+use crate::engine::Engine;
 use thiserror::Error as ThisError;
 
 /// What can go wrong when asking the library for a count or a list.
@@ -80,6 +80,17 @@ pub enum Error {
     /// A GPU asked of an engine that runs on the CPU only.
     #[error("engine {} runs on the CPU only (use device auto or cpu, or engine d4 on the GPU)", .0.name())]
     CpuOnly(Engine),
+    /// A subtask id past the end of its plan.
+    #[error("subtask {id} does not exist: the plan has {subtasks}")]
+    NoSuchSubtask {
+        /// The id asked for.
+        id: usize,
+        /// How many subtasks the plan has.
+        subtasks: usize,
+    },
+    /// Boards asked of an engine that does not search boards row by row.
+    #[error("engine {} pairs half-boards: it has no boards to show", .0.name())]
+    NoBoards(Engine),
     /// A GPU adapter index that the machine does not have.
     #[error(
         "GPU adapter {index} does not exist: this machine has {found} (nqueens devices lists them)"

@@ -12,12 +12,12 @@ use std::ops::AddAssign;
 /// use nqueens::{EngineChoice, Found, Kernel, Plan};
 /// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
 /// let sum: Found = (0..plan.len())
-///     .map(|id| plan.count_subtask(id, true, Kernel::Scalar))
+///     .map(|id| plan.count_subtask(id, true, Kernel::Scalar).unwrap())
 ///     .sum();
 /// assert_eq!((sum.total, sum.unique), (92, 12));
 /// assert!(sum.max_subtask_nodes <= sum.nodes);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Found {
     /// Solutions, weighted by symmetry.
     pub total: u128,
@@ -26,7 +26,6 @@ pub struct Found {
     /// Queens placed by the search.
     pub nodes: u128,
     /// The most nodes any one subtask took (a maximum, not a sum).
-    #[serde(default)]
     pub max_subtask_nodes: u128,
 }
 

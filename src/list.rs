@@ -7,11 +7,12 @@
 //! solutions there are, and the first solutions appear as soon as they are found.
 
 use crate::board::check_n;
+use crate::engine::EngineChoice;
 use crate::error::Error;
 use crate::kernel::Cursor;
 use crate::parallel;
+use crate::plan::{frames, Rows};
 use crate::render::{write_solution, Format};
-use crate::split::{default_min_subtasks, EngineChoice, Plan};
 use crate::symmetry::is_canonical;
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -54,7 +55,7 @@ pub struct ListOptions {
 /// assert_eq!(String::from_utf8(out).unwrap(), "2 4 6 1 3 5\n3 6 2 5 1 4\n4 1 5 2 6 3\n");
 /// ```
 pub struct Lister {
-    plan: Plan,
+    plan: Rows,
     pool: rayon::ThreadPool,
     threads: usize,
     opts: ListOptions,
@@ -71,17 +72,8 @@ impl Lister {
     /// Checks the options and prepares the subtasks for an `n`×`n` board.
     pub fn new(n: usize, opts: &ListOptions) -> Result<Lister, Error> {
         check_n(n)?;
-        let threads = match opts.threads {
-            Some(t) => parallel::check_threads(t)?,
-            None => num_cpus::get(),
-        };
-        let plan = Plan::with_target(
-            n,
-            EngineChoice::Auto,
-            Some(&[]),
-            None,
-            default_min_subtasks(n),
-        )?;
+        let threads = parallel::resolve_threads(opts.threads)?;
+        let plan = Rows::build(n, frames(n, EngineChoice::Auto, Some(&[]))?, None)?;
         Ok(Lister {
             plan,
             pool: parallel::pool(threads, false)?,
@@ -104,7 +96,7 @@ impl Lister {
         while written < limit {
             while queue.len() < window {
                 let Some(id) = ids.next() else { break };
-                let frame = &self.plan.frames()[self.plan.subtask(id).frame as usize];
+                let frame = self.plan.frame_of(id);
                 let prefix = &self.plan.subtask(id).prefix[..self.plan.depth()];
                 queue.push_back(Pending {
                     cursor: Cursor::new(n, &frame.masks, prefix),

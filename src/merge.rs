@@ -6,12 +6,12 @@
 //! recorded per-subtask parts, and any sum that would not fit. [`verify`] recounts sampled
 //! subtasks of every shard: a check against faulty machines, which checksums cannot give.
 
-use crate::count::CountOptions;
 use crate::error::Error;
 use crate::export::count::CountRecord;
 use crate::export::SCHEMA_VERSION;
+use crate::options::CountOptions;
+use crate::plan::Plan;
 use crate::shard::Shard;
-use crate::split::Plan;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 

@@ -20,6 +20,14 @@ pub fn check_threads(threads: usize) -> Result<usize, Error> {
     }
 }
 
+/// The threads a run asks for: `asked`, checked, or every logical CPU.
+pub fn resolve_threads(asked: Option<usize>) -> Result<usize, Error> {
+    match asked {
+        Some(t) => check_threads(t),
+        None => Ok(num_cpus::get()),
+    }
+}
+
 /// Builds a pool of `threads` workers, pinned to cores when `pin` (where the OS allows).
 pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
     check_threads(threads)?;

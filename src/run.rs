@@ -11,13 +11,14 @@
 //! a file that cannot be written fails the run at once instead of after the work.
 
 use crate::checkpoint::{Checkpoint, DoneSet, Part, RunIdentity};
-use crate::count::{CountOptions, Counts};
-use crate::device::Devices;
+use crate::counts::Counts;
 use crate::error::Error;
-use crate::execute::{self, Executed, Facts};
+use crate::execute::{self, Executed, Facts, Job};
 use crate::found::Found;
+use crate::options::CountOptions;
+use crate::plan::Plan;
+use crate::settings::Settings;
 use crate::shard::Shard;
-use crate::split::{EngineChoice, Plan};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -78,37 +79,23 @@ impl RunSettings {
         }
     }
 
-    /// Stage 1, the plan, and the devices it runs on. A checkpoint of another N is refused;
-    /// a resumed run is cut into subtasks as the run that wrote its checkpoint was: `auto`
-    /// takes the engine and split depth it recorded (a quadrant run then stays on the CPU,
-    /// a d4 run goes to a GPU when there is one).
-    fn plan(&self) -> Result<(Plan, Devices), Error> {
-        let mut options = self.options.clone();
-        if let Some(path) = &self.checkpoint {
-            if let Some(saved) = crate::checkpoint::identity_of(path)? {
-                if saved.n != self.n {
-                    return Err(Error::Checkpoint {
-                        path: path.display().to_string(),
-                        reason: format!(
-                            "belongs to another run (N={}, not N={}); use another file or delete it",
-                            saved.n, self.n
-                        ),
-                    });
-                }
-                // the same run, resumed: auto takes the engine it ran (another run is
-                // refused below, when the checkpoint is read)
-                let same_run = saved.prefix == self.prefix && saved.unique == options.unique;
-                if options.engine == EngineChoice::Auto && same_run {
-                    options.engine = saved.engine.choice();
-                }
-                if saved.split_depth > 0 {
-                    options.split_depth.get_or_insert(saved.split_depth);
-                }
+    /// Stage 1, the plan and how it is counted ([`crate::settings::resolve`]), resuming the
+    /// run `checkpoint` holds. A checkpoint of another N is refused; a resumed run is cut
+    /// into subtasks as the run that wrote its checkpoint was.
+    fn resolve(&self, checkpoint: Option<&Checkpoint>) -> Result<(Plan, Settings), Error> {
+        let resumed = checkpoint.and_then(Checkpoint::saved_run);
+        if let (Some(saved), Some(path)) = (resumed, &self.checkpoint) {
+            if saved.n != self.n {
+                return Err(Error::Checkpoint {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "belongs to another run (N={}, not N={}); use another file or delete it",
+                        saved.n, self.n
+                    ),
+                });
             }
         }
-        let devices = options.devices(self.n)?;
-        let plan = options.plan_on(self.n, self.prefix.as_deref(), &devices)?;
-        Ok((plan, devices))
+        crate::settings::resolve(self.n, self.prefix.as_deref(), &self.options, resumed)
     }
 }
 
@@ -177,7 +164,13 @@ pub struct RunOutcome {
 /// assert_eq!((outcome.counts.total, outcome.counts.unique), (92, Some(12)));
 /// ```
 pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Error> {
-    let (plan, devices) = settings.plan()?;
+    // the checkpoint is locked and read once, first: its run decides how a resumed run is cut
+    let checkpoint = settings
+        .checkpoint
+        .as_deref()
+        .map(Checkpoint::open)
+        .transpose()?;
+    let (plan, resolved) = settings.resolve(checkpoint.as_ref())?;
     let shard = settings.shard;
     let shard_len = shard.len(plan.len());
     let identity = RunIdentity {
@@ -191,11 +184,6 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         prefix: settings.prefix.clone(),
     };
     // resume
-    let checkpoint = settings
-        .checkpoint
-        .as_deref()
-        .map(Checkpoint::open)
-        .transpose()?;
     let mut done = match &checkpoint {
         Some(file) => file.load(&identity)?,
         None => None,
@@ -215,7 +203,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     }
     // execute (the time counts from here: opening builds the quadrant engine's tables)
     let start = Instant::now();
-    let executor = execute::open(&plan, &settings.options, devices)?;
+    let executor = execute::open(&plan, &resolved)?;
     let finished = AtomicUsize::new(resumed);
     let inbox = Mutex::new(Inbox::default());
     let on_done = |id: usize, found: Found| {
@@ -229,7 +217,14 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     };
     let never = AtomicBool::new(false);
     let cancel = hooks.cancel.unwrap_or(&never);
-    let execute = || executor.execute(&plan, &todo, settings.options.unique, cancel, &on_done);
+    let job = Job {
+        plan: &plan,
+        ids: &todo,
+        unique: settings.options.unique,
+        cancel,
+        done: &on_done,
+    };
+    let execute = || executor.execute(job);
     let executed = match &checkpoint {
         None => execute(),
         Some(file) => std::thread::scope(|scope| {
@@ -293,16 +288,15 @@ pub(crate) fn recount(
     options: &CountOptions,
 ) -> Result<(Counts, Vec<Found>), Error> {
     let start = Instant::now();
-    let devices = options.devices(plan.n())?;
-    let executor = execute::open(plan, options, devices)?;
+    let executor = execute::open(plan, &crate::settings::for_plan(plan, options)?)?;
     let found: Mutex<Vec<(usize, Found)>> = Mutex::new(Vec::with_capacity(ids.len()));
-    let executed = executor.execute(
+    let executed = executor.execute(Job {
         plan,
         ids,
-        options.unique,
-        &AtomicBool::new(false),
-        &|id, f| lock(&found).push((id, f)),
-    )?;
+        unique: options.unique,
+        cancel: &AtomicBool::new(false),
+        done: &|id, f| lock(&found).push((id, f)),
+    })?;
     let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
     let sum: Found = found.iter().map(|&(_, f)| f).sum();
     found.sort_unstable_by_key(|&(id, _)| id);
@@ -346,6 +340,8 @@ fn collect(
         gpu_subtasks: executed.gpu_subtasks,
         gpu_items: executed.gpu_items,
         gpu_dispatches: executed.gpu_dispatches,
+        plan_digest: plan.digest(),
+        tables_bytes: plan.quadrant_layout().map(|layout| layout.memory().tables),
         elapsed,
         peak_memory: peak_memory(),
     }

@@ -1,7 +1,8 @@
 //! Core-scaling measurement of `count N` (its exporters are in [`crate::export::scale`]).
 
-use crate::count::{count, CountOptions};
+use crate::count::count;
 use crate::error::Error;
+use crate::options::CountOptions;
 use serde::{Deserialize, Serialize};
 
 /// Facts about the machine a measurement ran on.
@@ -79,14 +80,12 @@ pub struct ScaleRow {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScaleReport {
-    /// JSON schema version.
-    pub schema_version: u32,
     /// Board side.
     pub n: usize,
     /// The count every run agreed on.
     pub total: String,
     /// Engine that ran.
-    pub engine: crate::split::Engine,
+    pub engine: crate::engine::Engine,
     /// Kernel that ran.
     pub kernel: crate::kernel::Kernel,
     /// Where the search ran: `cpu`, or the GPU adapter and its backend.
@@ -206,7 +205,7 @@ pub fn measure(
         threads: threads.last().copied(),
         ..opts.clone()
     };
-    let mut first: Option<crate::Counts> = Some(count(n, &warm)?);
+    let first = count(n, &warm)?;
     // round by round, every thread count once a round: a machine that drifts (other
     // tenants, clocks) slows all thread counts alike instead of one block of runs
     let mut samples: Vec<(usize, Vec<f64>)> = threads.iter().map(|&t| (t, Vec::new())).collect();
@@ -217,23 +216,18 @@ pub fn measure(
                 ..opts.clone()
             };
             let c = count(n, &run_opts)?;
-            if let Some(f) = &first {
-                if (f.total, f.unique) != (c.total, c.unique) {
-                    return Err(Error::Mismatch(format!(
-                        "{t} threads counted {} where {} threads counted {}",
-                        c.total, f.threads, f.total
-                    )));
-                }
+            if (first.total, first.unique) != (c.total, c.unique) {
+                return Err(Error::Mismatch(format!(
+                    "{t} threads counted {} where {} threads counted {}",
+                    c.total, first.threads, first.total
+                )));
             }
             let secs = c.elapsed.as_secs_f64();
             on_run(*t, run + 1, secs);
             times.push(secs);
-            first.get_or_insert(c);
         }
     }
-    let first = first.expect("at least one run");
     Ok(ScaleReport {
-        schema_version: crate::export::SCHEMA_VERSION,
         n,
         total: first.total.to_string(),
         engine: first.engine,

@@ -1,30 +1,27 @@
 //! The CPU executor: a rayon pool work-stealing subtasks one at a time, each counted by a
 //! sequential kernel.
 
-use super::{Done, Executed, Executor, Facts};
+use super::{Executed, Executor, Facts, Job};
 use crate::error::Error;
-use crate::found::Found;
-use crate::kernel::Kernel;
-use crate::search::run_subtask;
-use crate::split::Plan;
+use crate::subtask::Kernels;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-/// Rayon threads and a CPU kernel.
+/// Rayon threads and the CPU kernels.
 pub(crate) struct Cpu {
     pub pool: rayon::ThreadPool,
-    pub kernel: Kernel,
+    pub kernels: Kernels,
 }
 
 impl Executor for Cpu {
-    fn execute(
-        &self,
-        plan: &Plan,
-        ids: &[usize],
-        unique: bool,
-        cancel: &AtomicBool,
-        done: Done<'_>,
-    ) -> Result<Executed, Error> {
+    fn execute(&self, job: Job) -> Result<Executed, Error> {
+        let Job {
+            plan,
+            ids,
+            unique,
+            cancel,
+            done,
+        } = job;
         let finished: Option<usize> = self.pool.install(|| {
             ids.par_iter()
                 .with_max_len(1)
@@ -32,7 +29,7 @@ impl Executor for Cpu {
                     if cancel.load(Ordering::Relaxed) {
                         return None;
                     }
-                    let found: Found = run_subtask(plan, id, unique, self.kernel, cancel)?;
+                    let found = crate::subtask::count(plan, id, unique, self.kernels, cancel)?;
                     done(id, found);
                     Some(1)
                 })
@@ -46,7 +43,7 @@ impl Executor for Cpu {
 
     fn facts(&self) -> Facts {
         Facts {
-            kernel: self.kernel,
+            kernel: self.kernels.reported(),
             threads: self.pool.current_num_threads(),
             device: "cpu".into(),
         }

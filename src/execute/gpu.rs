@@ -2,14 +2,14 @@
 //! of one list, while CPU threads count the subtasks no GPU takes and then take subtasks
 //! from the back of the same list.
 
-use super::{Done, Executed, Executor, Facts};
+use super::{Done, Executed, Executor, Facts, Job};
 use crate::error::Error;
 use crate::gpu::items::{kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
 use crate::gpu::{Flight, Gpu, ItemCount};
-use crate::kernel::Kernel;
-use crate::search::{count_raw, run_subtask, Raw};
-use crate::split::Plan;
+use crate::kernel::Chosen;
+use crate::plan::Rows;
+use crate::subtask::{count_raw, Kernels, Raw};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -32,7 +32,7 @@ pub(crate) struct WithGpu {
     /// Whether the CPU threads also take the GPUs' subtasks (from the back of the list).
     pub share: bool,
     pub pool: rayon::ThreadPool,
-    pub kernel: Kernel,
+    pub kernels: Kernels,
     /// Node count at which the kernel gives an item up to the CPU
     /// ([`crate::gpu::DROPPED`]; lower in tests, to exercise the CPU's recount).
     pub drop_at: u32,
@@ -95,31 +95,27 @@ struct Fed {
 }
 
 impl Executor for WithGpu {
-    fn execute(
-        &self,
-        plan: &Plan,
-        ids: &[usize],
-        unique: bool,
-        cancel: &AtomicBool,
-        done: Done<'_>,
-    ) -> Result<Executed, Error> {
-        let (accel, cpu_only): (Vec<usize>, Vec<usize>) = ids
+    fn execute(&self, job: Job) -> Result<Executed, Error> {
+        let (unique, cancel, done) = (job.unique, job.cancel, job.done);
+        // the quadrant engine's units never reach a GPU: every one of them is the CPU's
+        let rows = job.plan.rows();
+        let (accel, cpu_only): (Vec<usize>, Vec<usize>) = job
+            .ids
             .iter()
-            .partition(|&&id| kind_of(plan, id, unique).is_some());
+            .partition(|&&id| rows.is_some_and(|rows| kind_of(rows, id, unique).is_some()));
         let list = List::new(accel.len());
-        let cpu_next = AtomicUsize::new(0);
         let (fed, on_cpu) = std::thread::scope(|scope| {
-            let feeders: Vec<_> = self
-                .gpus
-                .iter()
-                .map(|gpu| {
+            let feeders: Vec<_> = rows
+                .into_iter()
+                .flat_map(|rows| self.gpus.iter().map(move |gpu| (rows, gpu)))
+                .map(|(rows, gpu)| {
                     let feeder = Feeder {
                         gpu,
-                        plan,
+                        rows,
                         accel: &accel,
                         list: &list,
                         unique,
-                        kernel: self.kernel,
+                        kernel: self.kernels.rows,
                         drop_at: self.drop_at,
                         cancel,
                         done,
@@ -127,9 +123,7 @@ impl Executor for WithGpu {
                     scope.spawn(move || feeder.run())
                 })
                 .collect();
-            let on_cpu = self.cpu_side(
-                plan, &accel, &cpu_only, &list, &cpu_next, unique, cancel, done,
-            );
+            let on_cpu = self.cpu_side(job, &accel, &cpu_only, &list);
             let fed: Vec<Result<Fed, Error>> = feeders
                 .into_iter()
                 .map(|f| {
@@ -148,7 +142,7 @@ impl Executor for WithGpu {
             executed.gpu_items_given_up += f.given_up;
         }
         // a subtask left uncounted means the run was cut short
-        if executed.gpu_subtasks + on_cpu < ids.len() {
+        if executed.gpu_subtasks + on_cpu < job.ids.len() {
             return Err(Error::Interrupted);
         }
         Ok(executed)
@@ -156,7 +150,7 @@ impl Executor for WithGpu {
 
     fn facts(&self) -> Facts {
         Facts {
-            kernel: self.kernel,
+            kernel: self.kernels.reported(),
             threads: self.pool.current_num_threads(),
             device: describe(&self.gpus),
         }
@@ -166,18 +160,8 @@ impl Executor for WithGpu {
 impl WithGpu {
     /// The CPU threads: the subtasks no GPU takes, then (when sharing) the GPUs' from the
     /// back of their list. Returns how many they counted.
-    #[allow(clippy::too_many_arguments)]
-    fn cpu_side(
-        &self,
-        plan: &Plan,
-        accel: &[usize],
-        cpu_only: &[usize],
-        list: &List,
-        cpu_next: &AtomicUsize,
-        unique: bool,
-        cancel: &AtomicBool,
-        done: Done<'_>,
-    ) -> usize {
+    fn cpu_side(&self, job: Job, accel: &[usize], cpu_only: &[usize], list: &List) -> usize {
+        let next = AtomicUsize::new(0);
         let workers = self.pool.current_num_threads();
         self.pool.install(|| {
             (0..workers)
@@ -185,8 +169,8 @@ impl WithGpu {
                 .with_max_len(1)
                 .map(|_| {
                     let (mut counted, mut shared, mut secs) = (0usize, 0u32, 0.0);
-                    while !cancel.load(Ordering::Relaxed) {
-                        let k = cpu_next.fetch_add(1, Ordering::Relaxed);
+                    while !job.cancel.load(Ordering::Relaxed) {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
                         let (id, from_list) = match cpu_only.get(k) {
                             Some(&id) => (id, false),
                             None if self.share => {
@@ -199,14 +183,21 @@ impl WithGpu {
                             None => break,
                         };
                         let started = Instant::now();
-                        let Some(found) = run_subtask(plan, id, unique, self.kernel, cancel) else {
+                        let counts = crate::subtask::count(
+                            job.plan,
+                            id,
+                            job.unique,
+                            self.kernels,
+                            job.cancel,
+                        );
+                        let Some(found) = counts else {
                             break;
                         };
                         if from_list {
                             shared += 1;
                             secs += started.elapsed().as_secs_f64();
                         }
-                        done(id, found);
+                        (job.done)(id, found);
                         counted += 1;
                     }
                     counted
@@ -231,11 +222,11 @@ fn describe(gpus: &[Arc<Gpu>]) -> String {
 /// hand each subtask in once all of it is counted.
 struct Feeder<'a> {
     gpu: &'a Gpu,
-    plan: &'a Plan,
+    rows: &'a Rows,
     accel: &'a [usize],
     list: &'a List,
     unique: bool,
-    kernel: Kernel,
+    kernel: Chosen,
     drop_at: u32,
     cancel: &'a AtomicBool,
     done: Done<'a>,
@@ -256,7 +247,7 @@ impl Batch {
 
 impl<'a> Feeder<'a> {
     fn run(&self) -> Result<Fed, Error> {
-        let frames = self.gpu.frames(self.plan);
+        let frames = self.gpu.frames(self.rows);
         let mut fed = Fed::default();
         let mut ledger = Ledger::default();
         let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
@@ -271,7 +262,7 @@ impl<'a> Feeder<'a> {
             };
             let flight = (batch.len() > 0).then(|| {
                 let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
-                let flight = self.gpu.launch(self.plan.n(), &frames, items, self.drop_at);
+                let flight = self.gpu.launch(self.rows.n(), &frames, items, self.drop_at);
                 (flight, batch, Instant::now())
             });
             if let Some((flight, batch, launched)) = in_flight.take() {
@@ -316,9 +307,9 @@ impl<'a> Feeder<'a> {
                         break;
                     };
                     let id = self.accel[k];
-                    let kind = kind_of(self.plan, id, self.unique).expect("a GPU subtask");
+                    let kind = kind_of(self.rows, id, self.unique).expect("a GPU subtask");
                     let slot = ledger.open(id);
-                    let cut = Cut::new(self.plan, id, kind, self.gpu.item_rows(kind));
+                    let cut = Cut::new(self.rows, id, kind, self.gpu.item_rows(kind));
                     cutting.insert((slot, kind, cut))
                 }
             };
@@ -372,7 +363,7 @@ impl<'a> Feeder<'a> {
     }
 
     fn hand_in(&self, id: usize, raw: Raw, fed: &mut Fed) {
-        let rule = self.plan.frames()[self.plan.subtask(id).frame as usize].rule;
+        let rule = self.rows.frame_of(id).rule;
         (self.done)(id, raw.weigh(rule));
         fed.subtasks += 1;
         self.list.by_gpus.fetch_add(1, Ordering::Relaxed);
@@ -381,25 +372,17 @@ impl<'a> Feeder<'a> {
     /// Counts on the CPU an item the kernel gave up (its counts reached `drop_at`); `None`
     /// when stopped.
     fn recount(&self, item: &Item) -> Option<Raw> {
-        let frame = &self.plan.frames()[(item.at >> 8) as usize];
-        let (attacks, mut rows) = item.start();
-        count_raw(
-            self.plan.n(),
-            frame,
-            item.row(),
-            attacks,
-            &mut rows,
-            self.kernel,
-            self.cancel,
-        )
+        let (frame, start, mut rows) = item.begin(self.rows);
+        count_raw(self.kernel, frame.rule, start, &mut rows, self.cancel)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineChoice;
     use crate::found::Found;
-    use crate::split::EngineChoice;
+    use crate::plan::Plan;
 
     /// The GPUs of the test machine, or `None` (then the test is skipped, unless CI asks for
     /// a GPU).
@@ -418,8 +401,12 @@ mod tests {
         let ids: Vec<usize> = (0..plan.len()).collect();
         let stop = AtomicBool::new(false);
         let executed = executor
-            .execute(plan, &ids, unique, &stop, &|id, f| {
-                found.lock().unwrap()[id] = f;
+            .execute(Job {
+                plan,
+                ids: &ids,
+                unique,
+                cancel: &stop,
+                done: &|id, f| found.lock().unwrap()[id] = f,
             })
             .unwrap();
         (found.into_inner().unwrap(), executed)
@@ -434,16 +421,17 @@ mod tests {
         for (engine, unique) in [(EngineChoice::Mirror, false), (EngineChoice::D4, true)] {
             let plan = Plan::new(13, engine, None, Some(2)).unwrap();
             let pool = || crate::parallel::pool(1, false).unwrap();
+            let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Scalar).unwrap();
             let cpu = super::super::cpu::Cpu {
                 pool: pool(),
-                kernel: Kernel::Scalar,
+                kernels,
             };
             // given up past 64 nodes: most items go back to the CPU
             let gpu = WithGpu {
                 gpus: gpus.clone(),
                 share: false,
                 pool: pool(),
-                kernel: Kernel::Scalar,
+                kernels,
                 drop_at: 64,
             };
             let (on_gpu, executed) = count_all(&gpu, &plan, unique);

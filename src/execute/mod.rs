@@ -2,23 +2,37 @@
 //!
 //! An [`Executor`] takes a batch of subtask ids of a plan and reports `(id, result)` for each
 //! subtask it finishes. Everything that is written once for every way of counting (shards,
-//! checkpoints, progress, cancellation, sums) lives above it, in [`crate::run`]; a new
+//! checkpoints, progress, cancellation, sums) lives above it, in [`crate::run()`]; a new
 //! backend is one more implementation of the trait, chosen in [`open`].
 
 mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
 
-use crate::count::CountOptions;
-use crate::device::Devices;
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::Kernel;
-use crate::split::Plan;
+use crate::plan::Plan;
+use crate::settings::{Devices, Settings};
 use std::sync::atomic::AtomicBool;
 
 /// Called from any thread with a finished subtask's id and result.
 pub(crate) type Done<'a> = &'a (dyn Fn(usize, Found) + Sync);
+
+/// Subtasks of a plan to count.
+#[derive(Clone, Copy)]
+pub(crate) struct Job<'a> {
+    /// The plan.
+    pub plan: &'a Plan,
+    /// The ids of the subtasks.
+    pub ids: &'a [usize],
+    /// Whether fundamental solutions are counted too.
+    pub unique: bool,
+    /// Set to stop.
+    pub cancel: &'a AtomicBool,
+    /// Takes each finished subtask's id and result.
+    pub done: Done<'a>,
+}
 
 /// Counts subtasks of a plan.
 ///
@@ -34,15 +48,8 @@ pub(crate) type Done<'a> = &'a (dyn Fn(usize, Found) + Sync);
 /// - Failures of the device (a lost GPU, a thread pool that cannot start) are errors of kind
 ///   runtime, never a partial `Ok`.
 pub(crate) trait Executor {
-    /// Counts the subtasks `ids` of `plan` (with fundamental solutions when `unique`).
-    fn execute(
-        &self,
-        plan: &Plan,
-        ids: &[usize],
-        unique: bool,
-        cancel: &AtomicBool,
-        done: Done<'_>,
-    ) -> Result<Executed, Error>;
+    /// Counts the subtasks of `job`.
+    fn execute(&self, job: Job) -> Result<Executed, Error>;
 
     /// The facts of the run that a report names.
     fn facts(&self) -> Facts;
@@ -65,7 +72,7 @@ pub(crate) struct Executed {
 /// Where and how subtasks are counted, as a report names it.
 #[derive(Clone, Debug)]
 pub(crate) struct Facts {
-    /// The CPU kernel.
+    /// The CPU kernel (for the quadrant engine, its pair loops).
     pub kernel: Kernel,
     /// CPU worker threads.
     pub threads: usize,
@@ -73,42 +80,24 @@ pub(crate) struct Facts {
     pub device: String,
 }
 
-/// Opens the executor for `plan` on `devices`: CPU threads with the chosen kernel, or GPUs
+/// Opens the executor `settings` name for `plan`: CPU threads with the chosen kernel, or GPUs
 /// with CPU threads beside them. The quadrant engine's tables are built here (on the CPU
 /// threads, within the memory limit).
-pub(crate) fn open(
-    plan: &Plan,
-    opts: &CountOptions,
-    devices: Devices,
-) -> Result<Box<dyn Executor>, Error> {
-    let threads = match &devices {
-        // a core for each GPU's feeder thread, which cuts its items
-        #[cfg(feature = "gpu")]
-        Devices::Gpus { gpus, .. } if opts.threads.is_none() => {
-            opts.resolved_threads()?.saturating_sub(gpus.len()).max(1)
-        }
-        _ => opts.resolved_threads()?,
-    };
-    let mut kernel = Kernel::resolve(opts.kernel)?;
-    let pool = crate::parallel::pool(threads, opts.pin)?;
+pub(crate) fn open(plan: &Plan, settings: &Settings) -> Result<Box<dyn Executor>, Error> {
+    let pool = crate::parallel::pool(settings.threads, settings.pin)?;
+    let kernels = settings.kernels;
     if let Some(layout) = plan.quadrant_layout() {
-        let limit = opts
-            .memory_limit
-            .unwrap_or_else(crate::quadrant::default_memory_limit);
-        pool.install(|| layout.prepare(limit));
-        if kernel != Kernel::Scalar {
-            kernel = crate::kernel::sieve::vector_kernel().unwrap_or(Kernel::Scalar);
-        }
-        return Ok(Box::new(cpu::Cpu { pool, kernel }));
+        pool.install(|| layout.prepare(settings.memory_limit));
+        return Ok(Box::new(cpu::Cpu { pool, kernels }));
     }
-    match devices {
-        Devices::Cpu => Ok(Box::new(cpu::Cpu { pool, kernel })),
+    match &settings.devices {
+        Devices::Cpu => Ok(Box::new(cpu::Cpu { pool, kernels })),
         #[cfg(feature = "gpu")]
         Devices::Gpus { gpus, share } => Ok(Box::new(gpu::WithGpu {
-            gpus,
-            share,
+            gpus: gpus.clone(),
+            share: *share,
             pool,
-            kernel,
+            kernels,
             drop_at: crate::gpu::DROPPED,
         })),
     }

@@ -1,10 +1,10 @@
 //! What `count` and `merge` print: the plain line, the JSON record and the stats line.
 
 use super::SCHEMA_VERSION;
-use crate::count::Counts;
+use crate::counts::Counts;
+use crate::engine::Engine;
 use crate::run::RunOutcome;
 use crate::shard::Shard;
-use crate::split::Engine;
 use serde::{Deserialize, Serialize};
 
 /// One `count --json` line. Counts are decimal strings: JSON numbers lose precision past 2^53.
@@ -57,7 +57,7 @@ pub struct CountRecord {
     pub plan_subtasks: usize,
     /// Rows enumerated into subtasks.
     pub split_depth: usize,
-    /// [`crate::split::Plan::digest`] of the plan: which subtasks the ids stand for.
+    /// [`crate::plan::Plan::digest`] of the plan: which subtasks the ids stand for.
     /// Always written; absent only in records of older versions, which merge refuses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_digest: Option<String>,
@@ -76,6 +76,10 @@ pub struct CountRecord {
     /// The process's peak resident memory in bytes, where the system tells it (Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_memory_bytes: Option<u64>,
+    /// Bytes of the quadrant engine's tables (0 when halves were searched without them);
+    /// absent for the other engines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_bytes: Option<u64>,
     /// The shard, when sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -128,13 +132,14 @@ impl CountRecord {
             resumed_subtasks: 0,
             plan_subtasks: c.subtasks,
             split_depth: c.split_depth,
-            plan_digest: None,
+            plan_digest: Some(c.plan_digest.clone()),
             prefix: None,
             nodes: c.nodes.to_string(),
             nodes_per_s: rate(c.searched_nodes, secs),
             largest_subtask_share: c.largest_subtask_share,
             complete: true,
             peak_memory_bytes: c.peak_memory,
+            tables_bytes: c.tables_bytes,
             shard: None,
             parts: None,
             version: env!("CARGO_PKG_VERSION").into(),
@@ -216,8 +221,15 @@ pub fn stats_line(c: &Counts) -> String {
         rate,
         100.0 * c.largest_subtask_share,
         c.peak_memory
-            .map_or("unknown".into(), |b| format!("{:.1}MiB", b as f64 / (1u64 << 20) as f64))
-    )
+            .map_or("unknown".into(), mib)
+    ) + &c
+        .tables_bytes
+        .map_or(String::new(), |b| format!(" tables={}", mib(b)))
+}
+
+/// Bytes in MiB, one decimal.
+fn mib(bytes: u64) -> String {
+    format!("{:.1}MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
 fn cpu() -> String {
@@ -256,6 +268,8 @@ mod tests {
             gpu_subtasks: 0,
             gpu_items: 0,
             gpu_dispatches: 0,
+            plan_digest: "0badcafe".into(),
+            tables_bytes: None,
             elapsed: Duration::from_millis(250),
             peak_memory: Some(3 << 20),
         }
@@ -278,7 +292,7 @@ mod tests {
         let json = record.to_json();
         assert_eq!(
             json,
-            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"nodes":"1000","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
+            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"plan_digest":"0badcafe","nodes":"1000","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
         );
         assert_eq!(serde_json::from_str::<CountRecord>(&json).unwrap(), record);
     }

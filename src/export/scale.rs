@@ -1,6 +1,8 @@
 //! What `scale` prints: an aligned table, CSV, markdown or JSON of the measured rows.
 
+use super::SCHEMA_VERSION;
 use crate::scale::{ScaleReport, ScaleRow};
+use serde::Serialize;
 
 /// CSV with a header line.
 ///
@@ -71,7 +73,7 @@ pub fn to_table(rows: &[ScaleRow]) -> String {
     out
 }
 
-/// The whole report as one line of JSON (with a trailing newline).
+/// The whole report as one line of JSON (with a trailing newline), led by `schema_version`.
 ///
 /// ```
 /// use nqueens::{export, scale, CountOptions};
@@ -80,5 +82,15 @@ pub fn to_table(rows: &[ScaleRow]) -> String {
 /// assert_eq!(back, report);
 /// ```
 pub fn to_json(report: &ScaleReport) -> String {
-    serde_json::to_string(report).expect("reports always serialise") + "\n"
+    #[derive(Serialize)]
+    struct Versioned<'a> {
+        schema_version: u32,
+        #[serde(flatten)]
+        report: &'a ScaleReport,
+    }
+    let versioned = Versioned {
+        schema_version: SCHEMA_VERSION,
+        report,
+    };
+    serde_json::to_string(&versioned).expect("reports always serialise") + "\n"
 }

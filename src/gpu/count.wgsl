@@ -4,12 +4,13 @@
 // persistent: each takes an item with atomicAdd, searches it depth-first and takes the next.
 //
 // Masks are u32, bit c = column c; the down-right diagonals are trimmed to the board every row.
-// The row being extended lives in registers (cols, right, left, free). The rows above it that
-// still have squares to try wait on a per-lane stack in workgroup memory at `depth * WG + lane`,
-// so the lanes of a subgroup touch consecutive words. A row whose last square is being tried is
-// not pushed: its parent is popped instead (the level is read back off the column count).
-// Every iteration places one queen; the last row is never entered: its free squares (0 or 1,
-// one column is left) are counted with countOneBits.
+// The row being extended lives in registers (columns, both diagonals, free squares). The rows
+// above it that still have squares to try wait on a per-lane stack in workgroup memory at
+// `depth * WG + lane`, so the lanes of a subgroup touch consecutive words. A row whose last
+// square is being tried is not pushed: its parent is popped instead (the level is read back
+// off the column count). Every iteration places one queen; the last row is never entered:
+// its one open column is free or not, a solution or not (what countOneBits of its free squares
+// would count, without the count).
 //
 // The host fills in WG (invocations per workgroup), ROWS (the most rows an item leaves) and,
 // for the full-symmetry tie frames, whose solutions are classified on their whole board and
@@ -65,13 +66,12 @@ fn main(@builtin(local_invocation_index) lane: u32) {
     let n = params.n;
     let full = params.full;
     var item = 0xffffffffu;
-    var cols = 0u;
-    var right = 0u;
-    var left = 0u;
-    var free = 0u;
-    // The row being extended is the item's first plus `level`; its children's row allows
-    // `allowed` (read from the lane's masks whenever the level changes). Rows are counted
-    // in steps of WG, the distance between a lane's entries in workgroup memory.
+    // the row being extended: columns, right-down and left-down diagonals, free squares
+    var row = vec4<u32>(0u);
+    var counts = vec4<u32>(0u);
+    // The row is the item's first plus `level`; its children's row allows `allowed` (read
+    // from the lane's masks whenever the level changes). Rows are counted in steps of WG,
+    // the distance between a lane's entries in workgroup memory.
     var start = 0u;
     var level = 0u;
     var last_level = 0u;
@@ -79,9 +79,8 @@ fn main(@builtin(local_invocation_index) lane: u32) {
     var depth = 0u;
     var must_level = 0u;
     var must = 0u;
-    var counts = vec4<u32>(0u);
     loop {
-        if (free == 0u) {
+        if (row.w == 0u) {
             // the item is done (or none was taken yet): hand it in, take the next
             if (item != 0xffffffffu) {
                 results[item] = counts;
@@ -90,12 +89,8 @@ fn main(@builtin(local_invocation_index) lane: u32) {
             if (item >= params.count) {
                 break;
             }
-            let state = items[item];
+            row = items[item];
             let at = item_rows[item];
-            cols = state.x;
-            right = state.y;
-            left = state.z;
-            free = state.w;
             start = at & 0xffu;
             let frame = (at >> 8u) * FRAME_WORDS;
             for (var r = start + 1u; r < n; r++) {
@@ -111,11 +106,11 @@ fn main(@builtin(local_invocation_index) lane: u32) {
             counts = vec4<u32>(0u);
         }
         // the lowest free square: the leftmost column, as the CPU kernels take them
-        let bit = free & (0u - free);
-        free ^= bit;
-        let child_cols = cols | bit;
-        let child_right = ((right | bit) << 1u) & full;
-        let child_left = (left | bit) >> 1u;
+        let bit = row.w & (0u - row.w);
+        let rest = row.w ^ bit;
+        let child_cols = row.x | bit;
+        let child_right = ((row.y | bit) << 1u) & full;
+        let child_left = (row.z | bit) >> 1u;
         var child_free = allowed & ~(child_cols | child_right | child_left);
         if (level == must_level) {
             child_free = required(child_free, must & ~child_cols);
@@ -127,22 +122,21 @@ fn main(@builtin(local_invocation_index) lane: u32) {
         // down to the child row (pushing this one if it has squares left), or back up to the
         // row on top of the stack once this one has none, or on along this row
         let down = !child_last & (child_free != 0u);
-        let push = down & (free != 0u);
-        let pop = !down & (free == 0u) & (depth != 0u);
+        let push = down & (rest != 0u);
+        let pop = !down & (rest == 0u) & (depth != 0u);
         // the memory is touched whatever happens (a branch around it costs more than the
         // access): the slot above the top is free, and kept only by a push
-        stack[depth + lane] = vec4<u32>(cols, right, left, free);
+        let here = vec4<u32>(row.xyz, rest);
+        stack[depth + lane] = here;
         let saved = stack[depth - select(0u, WG, depth != 0u) + lane];
         depth = depth + select(0u, WG, push) - select(0u, WG, pop);
-        cols = select(select(cols, saved.x, pop), child_cols, down);
-        right = select(select(right, saved.y, pop), child_right, down);
-        left = select(select(left, saved.z, pop), child_left, down);
-        free = select(select(free, saved.w, pop), child_free, down);
-        level = select(select(level, (countOneBits(cols) - start) * WG, pop), level + WG, down);
+        let child = vec4<u32>(child_cols, child_right, child_left, child_free);
+        row = select(select(here, saved, pop), child, down);
+        level = select(select(level, (countOneBits(row.x) - start) * WG, pop), level + WG, down);
         allowed = masks[level + lane];
         if (pop & (counts.w >= params.limit)) {
             // given up: the CPU counts it
-            free = 0u;
+            row.w = 0u;
             depth = 0u;
         }
     }

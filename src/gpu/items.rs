@@ -7,7 +7,8 @@
 //! like the kernel's, so a subtask's nodes are the host's plus its items'.
 
 use crate::board::{Attacks, MAX_N};
-use crate::split::{Frame, LeafRule, Plan};
+use crate::kernel::Start;
+use crate::plan::{Frame, LeafRule, Rows};
 
 /// How an item's solutions are counted on the GPU: which kernel runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,11 +22,11 @@ pub(crate) enum Kind {
 /// Whether the GPU counts subtask `id`, and with which kernel. The CPU keeps the mirror and
 /// plain frames with `--unique` (it canonicalises their solutions one by one) and subtasks
 /// with fewer than two rows left (nothing for a kernel to do).
-pub(crate) fn kind_of(plan: &Plan, id: usize, unique: bool) -> Option<Kind> {
+pub(crate) fn kind_of(plan: &Rows, id: usize, unique: bool) -> Option<Kind> {
     if plan.n() < plan.depth() + 2 {
         return None;
     }
-    match plan.frames()[plan.subtask(id).frame as usize].rule {
+    match plan.frame_of(id).rule {
         LeafRule::Weight(_) if unique => None,
         LeafRule::Weight(_) | LeafRule::Orbit8 => Some(Kind::Plain),
         LeafRule::Side { .. } => Some(Kind::Ties),
@@ -71,20 +72,27 @@ impl Item {
         (self.at & 0xFF) as usize
     }
 
-    /// The attacks on the item's first open row, and its queens as one-hot rows (tie frames
-    /// only): what a CPU kernel starts from when it counts the item instead.
-    pub fn start(&self) -> (Attacks, [u64; MAX_N]) {
+    /// The item's frame in `plan` (the plan it was cut from), where its search starts, and
+    /// its queens as one-hot rows (tie frames only): what a CPU kernel starts from when it
+    /// counts the item instead.
+    pub fn begin<'p>(&self, plan: &'p Rows) -> (&'p Frame, Start<'p>, [u64; MAX_N]) {
         let [cols, right, left, _] = self.state;
         let mut rows = [0u64; MAX_N];
         for (r, row) in rows.iter_mut().enumerate().take(self.row()) {
             *row = 1 << (self.prefix[r / 4] >> (r % 4 * 8) & 0xFF);
         }
-        let attacks = Attacks {
-            cols: cols.into(),
-            right_down: right.into(),
-            left_down: left.into(),
+        let frame = &plan.frames()[(self.at >> 8) as usize];
+        let start = Start {
+            n: plan.n(),
+            masks: &frame.masks,
+            row: self.row(),
+            attacks: Attacks {
+                cols: cols.into(),
+                right_down: right.into(),
+                left_down: left.into(),
+            },
         };
-        (attacks, rows)
+        (frame, start, rows)
     }
 }
 
@@ -112,10 +120,10 @@ pub(crate) struct Cut<'p> {
 impl<'p> Cut<'p> {
     /// Starts cutting subtask `id` of `plan`, one the GPU takes as `kind` ([`kind_of`]), into
     /// items of at most `most_rows` rows.
-    pub fn new(plan: &'p Plan, id: usize, kind: Kind, most_rows: usize) -> Cut<'p> {
+    pub fn new(plan: &'p Rows, id: usize, kind: Kind, most_rows: usize) -> Cut<'p> {
         let n = plan.n();
-        let (frame, attacks, _) = plan.start(id);
-        let first = plan.depth();
+        let (frame, start, _) = plan.begin(id);
+        let (first, attacks) = (start.row, start.attacks);
         debug_assert!(first + 2 <= n, "kind_of leaves such subtasks to the CPU");
         let mut columns = [0u8; MAX_N];
         columns[..first].copy_from_slice(&plan.subtask(id).prefix[..first]);
@@ -197,37 +205,32 @@ impl<'p> Cut<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::Kernel;
-    use crate::search::{count_raw, Raw};
-    use crate::split::EngineChoice;
+    use crate::engine::EngineChoice;
+    use crate::kernel::Chosen;
+    use crate::plan::Plan;
+    use crate::subtask::{count_raw, Raw};
     use std::sync::atomic::AtomicBool;
+
+    /// What the portable kernel counts from `start`.
+    fn counted(rule: LeafRule, start: Start, rows: &mut [u64; MAX_N]) -> Raw {
+        let stop = AtomicBool::new(false);
+        count_raw(Chosen::portable(), rule, start, rows, &stop).unwrap()
+    }
 
     /// Counts every item of a subtask on the CPU, as the kernels would, and adds the host's
     /// nodes: the subtask's own count.
-    fn through_items(plan: &Plan, id: usize, kind: Kind) -> (Raw, usize) {
-        let stop = AtomicBool::new(false);
-        let frame = &plan.frames()[plan.subtask(id).frame as usize];
+    fn through_items(plan: &Rows, id: usize, kind: Kind) -> (Raw, usize) {
         let mut cut = Cut::new(plan, id, kind, MAX_ITEM_ROWS);
         let mut raw = Raw::default();
         let mut items = 0;
         while let Some(item) = cut.next_item() {
             assert_ne!(item.state[3], 0, "an item has a free square");
-            let (attacks, mut rows) = item.start();
+            let (frame, start, mut rows) = item.begin(plan);
             if kind == Kind::Plain {
                 // plain items carry no prefix: the count does not look at the board
                 rows = [0; MAX_N];
             }
-            let part = count_raw(
-                plan.n(),
-                frame,
-                item.row(),
-                attacks,
-                &mut rows,
-                crate::kernel::Kernel::Scalar,
-                &stop,
-            )
-            .unwrap();
-            raw.add(part);
+            raw.add(counted(frame.rule, start, &mut rows));
             items += 1;
         }
         assert!(cut.is_done());
@@ -240,29 +243,20 @@ mod tests {
 
     #[test]
     fn items_add_up_to_their_subtask_for_every_rule() {
-        let stop = AtomicBool::new(false);
         let mut cut_up = 0;
         for engine in [EngineChoice::Mirror, EngineChoice::D4] {
             for (n, depth) in [(8, 1), (11, 2), (13, 2), (16, 3), (19, 5)] {
                 let plan = Plan::new(n, engine, None, Some(depth)).unwrap();
+                let plan = plan.rows().unwrap();
                 // the larger boards: a sample of their subtasks
                 let step = (plan.len() / 60).max(1);
                 for id in (0..plan.len()).step_by(step) {
-                    let Some(kind) = kind_of(&plan, id, false) else {
+                    let Some(kind) = kind_of(plan, id, false) else {
                         continue;
                     };
-                    let (frame, attacks, mut rows) = plan.start(id);
-                    let whole = count_raw(
-                        n,
-                        frame,
-                        depth,
-                        attacks,
-                        &mut rows,
-                        crate::kernel::Kernel::Scalar,
-                        &stop,
-                    )
-                    .unwrap();
-                    let (parts, items) = through_items(&plan, id, kind);
+                    let (frame, start, mut rows) = plan.begin(id);
+                    let whole = counted(frame.rule, start, &mut rows);
+                    let (parts, items) = through_items(plan, id, kind);
                     assert_eq!(parts, whole, "{engine:?} n={n} id={id}");
                     cut_up += usize::from(items > 1);
                 }
@@ -277,21 +271,21 @@ mod tests {
     #[test]
     fn a_subtask_may_have_no_item() {
         // a subtask whose rows die out before its items' row: nodes, and nothing for a kernel
-        let stop = AtomicBool::new(false);
         let mut seen = 0;
         for (n, depth) in [(8, 2), (9, 2), (10, 3), (12, 3)] {
             let plan = Plan::new(n, EngineChoice::D4, None, Some(depth)).unwrap();
+            let plan = plan.rows().unwrap();
             for id in 0..plan.len() {
-                let kind = kind_of(&plan, id, false).unwrap();
-                let mut cut = Cut::new(&plan, id, kind, 11);
+                let kind = kind_of(plan, id, false).unwrap();
+                let mut cut = Cut::new(plan, id, kind, 11);
                 if cut.next_item().is_some() {
                     continue;
                 }
-                let (frame, attacks, mut rows) = plan.start(id);
-                let whole = count_raw(n, frame, depth, attacks, &mut rows, Kernel::Scalar, &stop);
+                let (frame, start, mut rows) = plan.begin(id);
+                let whole = counted(frame.rule, start, &mut rows);
                 let nodes = cut.host_nodes();
                 assert_eq!(
-                    whole.unwrap(),
+                    whole,
                     Raw {
                         nodes,
                         ..Raw::default()

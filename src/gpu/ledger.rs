@@ -2,7 +2,7 @@
 //! what the counted ones found. A subtask is handed in once it is cut up and every one of
 //! its items is counted: whole, once, with the CPU's numbers.
 
-use crate::search::Raw;
+use crate::subtask::Raw;
 
 /// A subtask taken and not yet handed in.
 #[derive(Debug)]
@@ -86,7 +86,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::split::LeafRule;
+    use crate::plan::LeafRule;
 
     #[test]
     fn a_subtask_is_handed_in_once_cut_up_and_counted() {

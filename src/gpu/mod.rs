@@ -12,7 +12,7 @@ pub(crate) mod ledger;
 
 use crate::device::Adapter;
 use crate::error::Error;
-use crate::split::Plan;
+use crate::plan::Rows;
 use items::{Item, Kind};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
@@ -300,7 +300,7 @@ impl Gpu {
     }
 
     /// Uploads the frames of `plan` (what every item's kernel reads its row masks from).
-    pub fn frames(&self, plan: &Plan) -> wgpu::Buffer {
+    pub fn frames(&self, plan: &Rows) -> wgpu::Buffer {
         let mut words = Vec::with_capacity(plan.frames().len() * FRAME_WORDS);
         for frame in plan.frames() {
             words.extend(frame.masks.allowed.iter().map(|&m| m as u32));

@@ -1,266 +1,391 @@
-//! The portable counting search: the vector kernels' batched algorithm on scalar lanes.
+//! The batched search: the nodes of one row expanded a vector at a time, written once over
+//! [`Lanes`] and compiled for a portable array of 32 lanes, AVX2 (8) and AVX-512 (16).
 //!
-//! Every row has a buffer of pending nodes. A step takes up to 32 nodes of one row;
-//! each takes its lowest free square, goes back to its row if it has squares left, and its
-//! child joins the next row if the child has a free square. A node's work has no branch
-//! that depends on the board (only on the row, which is the same for the whole step), so
-//! nothing is mispredicted inside a step and the lanes' work overlaps in the pipeline:
-//! depth-first search one node at a time spends about half its time on mispredicted branches.
-//! The last two rows are not stored: two columns are left, and both orders are tried.
+//! Every row has a buffer of pending nodes (struct of arrays: columns, both diagonals, and the
+//! squares still to try). A step takes up to a vector of nodes from the deepest row holding a
+//! full vector (or else from the shallowest non-empty row); each lane takes its lowest free
+//! square; the lanes that still have squares go back to their row, and the children that have
+//! a free square are appended to the next row, both packed by a compress-store. A node's work
+//! has no branch that depends on the board (only on the row, the same for the whole step), so
+//! nothing inside a step is mispredicted: depth-first search one node at a time spends about
+//! half its time on mispredicted branches. The last two rows are not stored: two columns are
+//! left at row n-2, so a lane's solutions are counted with two mask tests. Masks are trimmed
+//! to the board every row, so 32-bit lanes hold any board up to 32 columns.
+//!
+//! Leaves that need the whole board (the full-symmetry tie frames, `--unique` with mirror
+//! halving) run with *tracking*: every stored node also records an entry (its parent entry and
+//! its column) in an arena, so a solution's board is rebuilt from its chain when it is found.
+//! Counting leaves skip the arena and count solutions with popcounts.
 
-use super::Leaf;
-use crate::board::{required_row_free, Attacks, RowMasks, MAX_N};
+use super::lanes::{Lanes, Portable};
+use super::{Leaf, Start};
+use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Nodes expanded per step.
-const LANES: usize = 32;
+/// Room per row: a row is only expanded when the row below holds less than a vector, so no
+/// row holds two vectors (of 32 lanes at most).
+const CAP: usize = 64;
 
-/// Room per row: a row is only expanded when every row below holds less than a step's
-/// nodes, so no row ever holds two steps' worth.
-const CAP: usize = 2 * LANES;
+/// Arena entries one tracked subtask may use (8 bytes each); a larger subtask runs
+/// depth-first.
+const ARENA_CAP: usize = 1 << 20;
+
+/// Room past the arena's end for whole-vector stores.
+const LANE_SLACK: usize = 32;
+
+/// No parent: the node's earlier rows are the subtask's prefix.
+const ROOT: u32 = u32::MAX;
 
 /// Steps between two looks at the stop flag.
 const STOP_CHECK_STEPS: u64 = 1 << 12;
 
-/// Pending nodes of every row (struct of arrays; masks trimmed to the board fit 32 bits).
-struct Rows {
+/// Pending nodes of every row, as a struct of arrays.
+struct Buffers {
     cols: [[u32; CAP]; MAX_N],
     right: [[u32; CAP]; MAX_N],
     left: [[u32; CAP]; MAX_N],
     free: [[u32; CAP]; MAX_N],
+    /// Arena entry of the queen on the row above (tracking only).
+    node: [[u32; CAP]; MAX_N],
     len: [usize; MAX_N],
-}
-
-/// Whether a subtask can be counted here: at least three rows left and no required column
-/// on the last two rows (they are counted without the check).
-pub fn applies(n: usize, masks: &RowMasks, start_row: usize) -> bool {
-    n <= MAX_N && start_row + 3 <= n && (!masks.has_must() || masks.must_row + 2 < n)
-}
-
-/// Counts the completions of a board whose rows `0..start_row` are placed, giving the
-/// solutions to `leaf` in bulk ([`Leaf::add_solutions`]; the leaf must not need boards).
-/// Returns the nodes as the depth-first kernel counts them, or `None` when stopped.
-///
-/// # Panics
-/// In debug builds, when [`applies`] does not hold or the leaf needs boards.
-pub fn count<L: Leaf>(
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    leaf: &mut L,
-    stop: &AtomicBool,
-) -> Option<u64> {
-    debug_assert!(applies(n, masks, start_row) && !L::NEEDS_BOARD);
-    ROWS.with_borrow_mut(|rows| {
-        rows.len = [0; MAX_N];
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("bmi1")
-        {
-            // SAFETY: `run_bmi` only needs popcnt and bmi1, which this CPU was just found to have.
-            return unsafe { run_bmi(rows, n, masks, start_row, attacks, leaf, stop) };
-        }
-        run(rows, n, masks, start_row, attacks, leaf, stop)
-    })
+    /// Arena: parent entry and one-hot column of each placed queen (tracking only).
+    parent: Vec<u32>,
+    column: Vec<u32>,
 }
 
 thread_local! {
     /// One set of row buffers per worker thread, reused by every subtask it counts.
-    static ROWS: std::cell::RefCell<Box<Rows>> = std::cell::RefCell::new(Box::new(Rows {
+    static BUFFERS: std::cell::RefCell<Box<Buffers>> = std::cell::RefCell::new(Box::new(Buffers {
         cols: [[0; CAP]; MAX_N],
         right: [[0; CAP]; MAX_N],
         left: [[0; CAP]; MAX_N],
         free: [[0; CAP]; MAX_N],
+        node: [[0; CAP]; MAX_N],
         len: [0; MAX_N],
+        parent: Vec::new(),
+        column: Vec::new(),
     }));
 }
 
-/// [`run`] compiled with popcnt and bmi1 (`blsi` for the lowest bit).
+/// How a batched count ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Finished: the queens placed above the last row (leaves got their solutions).
+    Done {
+        /// Search nodes, counted as the depth-first kernel counts them.
+        nodes: u64,
+    },
+    /// The stop flag was set.
+    Stopped,
+    /// The subtask needs more arena than allowed: count it depth-first.
+    TooLarge,
+}
+
+/// Whether `start` can be counted here: at least three rows left and no required-column
+/// check on the last two rows (they are counted without one).
+pub fn applies(start: &Start) -> bool {
+    let Start { n, masks, row, .. } = *start;
+    n <= MAX_N && row + 3 <= n && (!masks.has_must() || masks.must_row + 2 < n)
+}
+
+/// The instruction set a batched count runs on: one wrapper each below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    /// Portable, a node at a time, 32 to a step, with popcnt and bmi1 when the CPU has them.
+    Portable { bmi: bool },
+    /// 8 lanes, AVX2.
+    Avx2,
+    /// 16 lanes, AVX-512.
+    Avx512,
+}
+
+/// Counts (or, for leaves that need boards, visits) the completions of `start` (its placed
+/// rows one-hot in `prefix`), a vector of nodes at a time.
+///
+/// # Safety
+/// The CPU must have the instructions of `width` (what [`super::Chosen`] checked), and
+/// [`applies`] must hold.
+pub(crate) unsafe fn count<L: Leaf>(
+    width: Width,
+    start: Start,
+    prefix: &[u64; MAX_N],
+    leaf: &mut L,
+    stop: &AtomicBool,
+) -> Outcome {
+    debug_assert!(applies(&start));
+    BUFFERS.with_borrow_mut(|buf| {
+        buf.len = [0; MAX_N];
+        if L::NEEDS_BOARD {
+            buf.parent.clear();
+            buf.column.clear();
+            buf.parent.reserve(ARENA_CAP + LANE_SLACK);
+            buf.column.reserve(ARENA_CAP + LANE_SLACK);
+        }
+        let task = Task {
+            start,
+            prefix,
+            stop,
+        };
+        // SAFETY: the caller guarantees the instructions of `width`.
+        unsafe {
+            match width {
+                Width::Portable { bmi: false } => run::<L, Portable>(buf, &task, leaf),
+                Width::Portable { bmi: true } => run_bmi(buf, &task, leaf),
+                Width::Avx2 => run_avx2(buf, &task, leaf),
+                Width::Avx512 => run_avx512(buf, &task, leaf),
+            }
+        }
+    })
+}
+
+/// A count's start, with its prefix and stop flag.
+struct Task<'a> {
+    start: Start<'a>,
+    prefix: &'a [u64; MAX_N],
+    stop: &'a AtomicBool,
+}
+
+// One wrapper per instruction set: the generic body is inlined into each and compiled for it.
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
-fn run_bmi<L: Leaf>(
-    rows: &mut Rows,
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    leaf: &mut L,
-    stop: &AtomicBool,
-) -> Option<u64> {
-    run(rows, n, masks, start_row, attacks, leaf, stop)
+unsafe fn run_bmi<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    // SAFETY: the portable lanes use no instruction the CPU might lack.
+    unsafe { run::<L, Portable>(buf, task, leaf) }
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn run_avx2<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    // SAFETY: this function runs only where the CPU has AVX2 (its caller's contract).
+    unsafe { run::<L, super::lanes::Avx2>(buf, task, leaf) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn run_avx512<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    // SAFETY: this function runs only where the CPU has AVX-512F (its caller's contract).
+    unsafe { run::<L, super::lanes::Avx512>(buf, task, leaf) }
+}
+
+// Elsewhere only the portable lanes exist ([`super::Chosen`] never picks the others).
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn run_bmi<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    unsafe { run::<L, Portable>(buf, task, leaf) }
+}
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn run_avx2<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    unsafe { run::<L, Portable>(buf, task, leaf) }
+}
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn run_avx512<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    unsafe { run::<L, Portable>(buf, task, leaf) }
+}
+
+/// The batched search on lanes `V`: a step takes up to [`Lanes::BATCH`] nodes of one row,
+/// a vector at a time (one vector, or for the one-lane portable kernel a loop of them).
+///
+/// # Safety
+/// The CPU has `V`'s instructions. Every access to a row buffer below stays in it: a row
+/// never holds two batches (a row is only expanded when the one below holds less than a
+/// batch), so a whole vector read or written from a row's `base`, `kept` or `len` ends within
+/// `2 * BATCH <= CAP`; the arena keeps [`LANE_SLACK`] entries past [`ARENA_CAP`] for whole
+/// vectors stored at its end. Nodes are packed in place: `kept` never passes `from`, so a
+/// vector stored at `kept` covers only nodes already read (a step is one vector, or vectors
+/// of one lane).
 #[inline(always)]
-fn run<L: Leaf>(
-    rows: &mut Rows,
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    leaf: &mut L,
-    stop: &AtomicBool,
-) -> Option<u64> {
+unsafe fn run<L: Leaf, V: Lanes>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
+    let Task {
+        start,
+        prefix,
+        stop,
+    } = *task;
+    let Start {
+        n,
+        masks,
+        row: start_row,
+        attacks,
+    } = start;
     let full = crate::board::full_mask(n) as u32;
-    let first_free = masks.free(start_row, attacks) as u32;
-    if first_free == 0 {
-        return Some(0);
+    if !buf.push_root(masks, start_row, attacks, full) {
+        return Outcome::Done { nodes: 0 };
     }
-    rows.cols[start_row][0] = attacks.cols as u32;
-    rows.right[start_row][0] = (attacks.right_down & u64::from(full)) as u32;
-    rows.left[start_row][0] = attacks.left_down as u32;
-    rows.free[start_row][0] = first_free;
-    rows.len[start_row] = 1;
-    // bit r set: row r has pending nodes / at least a step's worth of them
+    // bit r set: row r has pending nodes / at least a vector of them
     let mut pending: u32 = 1 << start_row;
     let mut full_rows: u32 = 0;
-    let (mut nodes, mut solutions, mut steps) = (0u64, 0u64, 0u64);
-    let last_allowed = masks.allowed[n - 1] as u32;
-    while pending != 0 {
-        steps += 1;
-        if steps.is_multiple_of(STOP_CHECK_STEPS) && stop.load(Ordering::Relaxed) {
-            return None;
-        }
-        let row = next_row(pending, full_rows);
-        let next = row + 1;
-        let step = Step {
-            full,
-            allowed: masks.allowed[next] as u32,
-            must: masks.must as u32,
-            last_allowed,
-        };
-        nodes += if next + 2 == n {
-            let (placed, solved) = step.expand_last(rows, row);
-            solutions += solved;
-            placed
-        } else if next == masks.must_row {
-            step.expand::<true>(rows, row)
-        } else {
-            step.expand::<false>(rows, row)
-        };
-        set_row(
-            &mut pending,
-            &mut full_rows,
-            next,
-            rows.len[next % MAX_N],
-            LANES,
-        );
-        set_row(&mut pending, &mut full_rows, row, rows.len[row], LANES);
-    }
-    leaf.add_solutions(solutions);
-    Some(nodes)
-}
-
-/// What every node of one step shares: it is on the same row.
-struct Step {
-    full: u32,
-    /// Columns the next row allows.
-    allowed: u32,
-    /// Columns that must be filled by the next row (when it is the required row).
-    must: u32,
-    /// Columns the last row allows.
-    last_allowed: u32,
-}
-
-impl Step {
-    /// Takes up to [`LANES`] nodes from the end of `row`: each places a queen on its lowest
-    /// free square and its child joins the next row. Returns the queens placed.
-    #[inline(always)]
-    fn expand<const MUST_ROW: bool>(&self, rows: &mut Rows, row: usize) -> u64 {
-        let next = (row + 1) % MAX_N;
-        let (base, len) = taken(rows, row);
-        let (mut kept, mut pushed) = (base, rows.len[next]);
-        for i in base..len {
-            let (c2, r2, l2) = self.place_lowest(rows, row, i, &mut kept);
-            let mut free2 = self.allowed & !(c2 | r2 | l2);
-            if MUST_ROW {
-                free2 = required_row_free(free2.into(), (self.must & !c2).into()) as u32;
+    let (mut nodes, mut steps) = (0u64, 0u64);
+    // SAFETY: see the function's contract.
+    unsafe {
+        let zero = V::splat(0);
+        let board = V::splat(full);
+        let last_allowed = V::splat(masks.allowed[n - 1] as u32);
+        while pending != 0 {
+            steps += 1;
+            if steps.is_multiple_of(STOP_CHECK_STEPS) && stop.load(Ordering::Relaxed) {
+                return Outcome::Stopped;
             }
-            put(rows, next, pushed, (c2, r2, l2, free2));
-            pushed += usize::from(free2 != 0);
-        }
-        rows.len[row] = kept;
-        rows.len[next] = pushed;
-        (len - base) as u64
-    }
-
-    /// Like [`Step::expand`] for the row above the last two: two columns are left for
-    /// them, tried in both orders. Returns the queens placed (on this row and the next) and
-    /// the solutions.
-    #[inline(always)]
-    fn expand_last(&self, rows: &mut Rows, row: usize) -> (u64, u64) {
-        let (base, len) = taken(rows, row);
-        let (mut kept, mut placed, mut solved) = (base, 0u64, 0u64);
-        for i in base..len {
-            let (c2, r2, l2) = self.place_lowest(rows, row, i, &mut kept);
-            let free2 = self.allowed & !(c2 | r2 | l2);
-            let open = self.full & !c2;
-            let low = open & open.wrapping_neg();
-            let high = open ^ low;
-            for (here, there) in [(low, high), (high, low)] {
-                let fits = free2 & here != 0;
-                let below = ((r2 | here) << 1) | ((l2 | here) >> 1);
-                placed += u64::from(fits);
-                solved += u64::from(fits & (self.last_allowed & there & !below != 0));
+            let row = next_row(pending, full_rows);
+            let next = row + 1;
+            let allowed = V::splat(masks.allowed[next] as u32);
+            let must_row = next == masks.must_row;
+            let last_rows = next + 2 == n;
+            let len = buf.len[row];
+            let take = len.min(V::BATCH);
+            let base = len - take;
+            nodes += take as u64;
+            // the nodes stay packed in place (a write never passes the next read), the
+            // children are appended to the next row
+            let (mut kept, mut grown) = (base, buf.len[next]);
+            let mut from = base;
+            while from < len {
+                let width = (len - from).min(V::WIDTH);
+                let lanes = V::first(width);
+                let c = V::load(buf.cols[row].as_ptr().add(from), width);
+                let r = V::load(buf.right[row].as_ptr().add(from), width);
+                let l = V::load(buf.left[row].as_ptr().add(from), width);
+                let f = V::load(buf.free[row].as_ptr().add(from), width);
+                let p = if L::NEEDS_BOARD {
+                    V::load(buf.node[row].as_ptr().add(from), width)
+                } else {
+                    zero
+                };
+                from += width;
+                // each lane takes its lowest free square; those with squares left stay
+                let bit = f.lowest();
+                let rest = f.xor(bit);
+                let keep = rest.nonzero_in(lanes);
+                c.compress_store(buf.cols[row].as_mut_ptr().add(kept), keep);
+                r.compress_store(buf.right[row].as_mut_ptr().add(kept), keep);
+                l.compress_store(buf.left[row].as_mut_ptr().add(kept), keep);
+                rest.compress_store(buf.free[row].as_mut_ptr().add(kept), keep);
+                if L::NEEDS_BOARD {
+                    p.compress_store(buf.node[row].as_mut_ptr().add(kept), keep);
+                }
+                kept += keep.count_ones() as usize;
+                let c2 = c.or(bit);
+                let r2 = r.or(bit).shl1().and(board);
+                let l2 = l.or(bit).shr1();
+                let mut free2 = c2.or(r2).or(l2).and_not(allowed);
+                if must_row {
+                    // one must column missing: this row must take it; two or more: dead
+                    let missing = c2.and_not(V::splat(masks.must as u32));
+                    let none = missing.zero_lanes();
+                    let at_most_one = missing.and(missing.sub(V::splat(1))).zero_lanes();
+                    free2 = free2.and(missing.or(none)).and(at_most_one);
+                }
+                if last_rows {
+                    // rows n-2 and n-1: two columns u < v are left; try u then v on row n-2
+                    let open = c2.and_not(board);
+                    let u = open.lowest();
+                    let v = open.xor(u);
+                    for (here, there) in [(u, v), (v, u)] {
+                        let placed = free2.and(here).nonzero_in(lanes);
+                        let r3 = r2.or(here).shl1();
+                        let l3 = l2.or(here).shr1();
+                        let ok = r3.or(l3).and_not(there.and(last_allowed));
+                        let solved = ok.nonzero_in(placed);
+                        nodes += u64::from(placed.count_ones());
+                        if L::NEEDS_BOARD {
+                            if solved != 0 {
+                                let mut lanes_of = [[0u32; 32]; 4];
+                                for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
+                                    v.store(dst.as_mut_ptr());
+                                }
+                                emit_tracked(buf, leaf, prefix, n, row, solved, &lanes_of);
+                            }
+                        } else {
+                            leaf.add_solutions(u64::from(solved.count_ones()));
+                        }
+                    }
+                    continue;
+                }
+                let push = free2.nonzero_in(lanes);
+                debug_assert!(grown + V::WIDTH <= CAP);
+                c2.compress_store(buf.cols[next].as_mut_ptr().add(grown), push);
+                r2.compress_store(buf.right[next].as_mut_ptr().add(grown), push);
+                l2.compress_store(buf.left[next].as_mut_ptr().add(grown), push);
+                free2.compress_store(buf.free[next].as_mut_ptr().add(grown), push);
+                let pushed = push.count_ones() as usize;
+                if L::NEEDS_BOARD && pushed > 0 {
+                    let entry = buf.parent.len();
+                    if entry + pushed > ARENA_CAP {
+                        return Outcome::TooLarge;
+                    }
+                    // `reserve(ARENA_CAP + LANE_SLACK)` made room for a whole vector from
+                    // any `entry <= ARENA_CAP`; `set_len` then keeps only the packed lanes
+                    p.compress_store(buf.parent.as_mut_ptr().add(entry), push);
+                    bit.compress_store(buf.column.as_mut_ptr().add(entry), push);
+                    buf.parent.set_len(entry + pushed);
+                    buf.column.set_len(entry + pushed);
+                    V::iota(entry as u32).store(buf.node[next].as_mut_ptr().add(grown));
+                }
+                grown += pushed;
             }
+            buf.len[row] = kept;
+            if !last_rows {
+                buf.len[next] = grown;
+                set_row(&mut pending, &mut full_rows, next, grown, V::BATCH);
+            }
+            set_row(&mut pending, &mut full_rows, row, kept, V::BATCH);
         }
-        rows.len[row] = kept;
-        (placed + (len - base) as u64, solved)
     }
+    Outcome::Done { nodes }
+}
 
-    /// Node `i` of `row` places a queen on its lowest free square: the node itself goes back
-    /// to position `kept` (which moves on only if it has squares left) and the attacks its
-    /// child sees on the next row are returned.
-    #[inline(always)]
-    fn place_lowest(
-        &self,
-        rows: &mut Rows,
-        row: usize,
-        i: usize,
-        kept: &mut usize,
-    ) -> (u32, u32, u32) {
-        let (c, r, l, f) = node(rows, row, i);
-        let bit = f & f.wrapping_neg();
-        let rest = f ^ bit;
-        // compaction in place: `kept <= i`, so no node is overwritten before it is read
-        put(rows, row, *kept, (c, r, l, rest));
-        *kept += usize::from(rest != 0);
-        (c | bit, ((r | bit) << 1) & self.full, (l | bit) >> 1)
+/// Rebuilds the board of every lane set in `solved` and hands it to `leaf`. `lanes` holds,
+/// per lane, the arena entry of the node's parent queen, the queen just placed on `row`, and
+/// the queens of rows n-2 and n-1.
+fn emit_tracked<L: Leaf>(
+    buf: &Buffers,
+    leaf: &mut L,
+    prefix: &[u64; MAX_N],
+    n: usize,
+    row: usize,
+    solved: u32,
+    lanes: &[[u32; 32]; 4],
+) {
+    let [parents, bits, heres, theres] = lanes;
+    let mut todo = solved;
+    while todo != 0 {
+        let lane = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let mut rows = *prefix;
+        rows[n - 1] = theres[lane] as u64;
+        rows[n - 2] = heres[lane] as u64;
+        rows[row] = bits[lane] as u64;
+        let mut entry = parents[lane];
+        let mut up = row;
+        while entry != ROOT {
+            up -= 1;
+            rows[up] = buf.column[entry as usize] as u64;
+            entry = buf.parent[entry as usize];
+        }
+        leaf.solution(&rows[..n]);
     }
 }
 
-/// The positions of the nodes a step takes from `row`: its last [`LANES`] (or fewer).
-#[inline(always)]
-fn taken(rows: &Rows, row: usize) -> (usize, usize) {
-    let len = rows.len[row];
-    (len - len.min(LANES), len)
+impl Buffers {
+    /// Stores the subtask's root on `row`; false when it has no free square.
+    fn push_root(&mut self, masks: &RowMasks, row: usize, attacks: Attacks, full: u32) -> bool {
+        let free = masks.free(row, attacks) as u32;
+        if free == 0 {
+            return false;
+        }
+        self.cols[row][0] = attacks.cols as u32;
+        self.right[row][0] = (attacks.right_down & u64::from(full)) as u32;
+        self.left[row][0] = attacks.left_down as u32;
+        self.free[row][0] = free;
+        self.node[row][0] = ROOT;
+        self.len[row] = 1;
+        true
+    }
 }
 
-#[inline(always)]
-fn node(rows: &Rows, row: usize, i: usize) -> (u32, u32, u32, u32) {
-    let (row, i) = (row % MAX_N, i % CAP);
-    (
-        rows.cols[row][i],
-        rows.right[row][i],
-        rows.left[row][i],
-        rows.free[row][i],
-    )
-}
-
-#[inline(always)]
-fn put(rows: &mut Rows, row: usize, i: usize, (c, r, l, f): (u32, u32, u32, u32)) {
-    let (row, i) = (row % MAX_N, i % CAP);
-    rows.cols[row][i] = c;
-    rows.right[row][i] = r;
-    rows.left[row][i] = l;
-    rows.free[row][i] = f;
-}
-
-/// The row to expand next: the deepest holding a step's worth; else the shallowest, whose
+/// The row to expand next: the deepest holding a vector's worth; else the shallowest, whose
 /// children fill the rows below (a row below a full one never grows, so no row reaches two
-/// steps' worth). Shared with the vector kernels.
+/// vectors' worth).
 #[inline(always)]
-pub(super) fn next_row(pending: u32, full_rows: u32) -> usize {
+fn next_row(pending: u32, full_rows: u32) -> usize {
     if full_rows != 0 {
         31 - full_rows.leading_zeros() as usize
     } else {
@@ -268,15 +393,9 @@ pub(super) fn next_row(pending: u32, full_rows: u32) -> usize {
     }
 }
 
-/// Keeps the row bitmaps in step with a row's length (`lanes`: a step's worth).
+/// Keeps the row bitmaps in step with a row's length (`lanes`: a vector's worth).
 #[inline(always)]
-pub(super) fn set_row(
-    pending: &mut u32,
-    full_rows: &mut u32,
-    row: usize,
-    len: usize,
-    lanes: usize,
-) {
+fn set_row(pending: &mut u32, full_rows: &mut u32, row: usize, len: usize, lanes: usize) {
     let bit = 1u32 << row;
     if len > 0 {
         *pending |= bit;
@@ -293,21 +412,43 @@ pub(super) fn set_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::split::{EngineChoice, Plan};
+    use crate::engine::EngineChoice;
+    use crate::kernel::{Chosen, Kernel, Tally};
+    use crate::plan::Plan;
 
-    /// Counts solutions but asks for boards, so the scalar kernel searches depth-first.
+    /// Counts solutions but asks for boards: batched counts run with tracking.
     #[derive(Default)]
     struct BoardTally(u64);
 
     impl Leaf for BoardTally {
         const NEEDS_BOARD: bool = true;
-        fn solution(&mut self, _rows: &[u64]) {
+        fn solution(&mut self, rows: &[u64]) {
+            assert!(rows.iter().all(|r| r.count_ones() == 1), "a whole board");
             self.0 += 1;
         }
     }
 
+    /// The widths this CPU runs, with and without popcnt and bmi1 for the portable one.
+    fn widths() -> Vec<Width> {
+        let mut all = vec![
+            Width::Portable { bmi: false },
+            Width::Portable {
+                bmi: crate::kernel::features().bmi,
+            },
+        ];
+        for kernel in Kernel::available() {
+            match kernel {
+                Kernel::Avx2 => all.push(Width::Avx2),
+                Kernel::Avx512 => all.push(Width::Avx512),
+                Kernel::Scalar => {}
+            }
+        }
+        all
+    }
+
     /// Every subtask of plans with and without required columns, at every depth that
-    /// leaves the batch at least three rows: the same solutions and nodes as depth-first.
+    /// leaves the batch at least three rows, on every width, counting and tracking boards:
+    /// the same solutions and nodes as depth-first.
     #[test]
     fn counts_every_subtask_like_the_depth_first_search() {
         let stop = AtomicBool::new(false);
@@ -318,29 +459,36 @@ mod tests {
                     let Ok(plan) = Plan::new(n, engine, None, Some(depth)) else {
                         continue;
                     };
-                    for id in 0..plan.len() {
-                        let (frame, attacks, mut board) = plan.start(id);
-                        let masks = &frame.masks;
-                        if !applies(n, masks, plan.depth()) {
+                    let rows = plan.rows().unwrap();
+                    for id in 0..rows.len() {
+                        let (_, start, mut board) = rows.begin(id);
+                        if !applies(&start) {
                             continue;
                         }
-                        let mut batched = crate::kernel::Tally::default();
-                        let nodes = count(n, masks, plan.depth(), attacks, &mut batched, &stop);
                         let mut deep = BoardTally::default();
-                        let deep_nodes = crate::kernel::search_scalar(
-                            n,
-                            masks,
-                            plan.depth(),
-                            attacks,
+                        let deep_nodes = crate::kernel::depth_first(
+                            Chosen::portable(),
+                            start,
                             &mut board,
                             &mut deep,
                             &stop,
                         );
-                        assert_eq!(
-                            (batched.0, nodes),
-                            (deep.0, deep_nodes),
-                            "{engine:?} n={n} depth={depth} id={id}"
-                        );
+                        let done = Outcome::Done {
+                            nodes: deep_nodes.unwrap(),
+                        };
+                        for width in widths() {
+                            let mut counted = Tally::default();
+                            let mut tracked = BoardTally::default();
+                            // SAFETY: `widths` gives what this CPU runs; `applies` holds.
+                            let outcomes = unsafe {
+                                [
+                                    count(width, start, &board, &mut counted, &stop),
+                                    count(width, start, &board, &mut tracked, &stop),
+                                ]
+                            };
+                            assert_eq!(outcomes, [done; 2], "{engine:?} n={n} id={id} {width:?}");
+                            assert_eq!((counted.0, tracked.0), (deep.0, deep.0), "n={n} id={id}");
+                        }
                         compared += 1;
                     }
                 }
@@ -352,13 +500,14 @@ mod tests {
     /// A stop request set before the count is seen, not ignored.
     #[test]
     fn a_set_stop_flag_stops_a_long_count() {
-        let n = 16;
-        let masks = RowMasks::unconstrained(n);
+        let masks = RowMasks::unconstrained(16);
+        let start = Start::empty(16, &masks);
         let stop = AtomicBool::new(true);
-        let mut tally = crate::kernel::Tally::default();
-        assert_eq!(
-            count(n, &masks, 0, Attacks::default(), &mut tally, &stop),
-            None
-        );
+        for width in widths() {
+            let mut tally = Tally::default();
+            // SAFETY: `widths` gives what this CPU runs; `applies` holds.
+            let outcome = unsafe { count(width, start, &[0; MAX_N], &mut tally, &stop) };
+            assert_eq!(outcome, Outcome::Stopped, "{width:?}");
+        }
     }
 }

@@ -1,17 +1,39 @@
-//! Leaf search kernels and the choice between them.
+//! Leaf search kernels, the choice between them, and the one place the CPU's instruction
+//! sets are looked at ([`features`]).
 
 pub mod batch;
 mod cursor;
-pub mod join;
+mod lanes;
 pub mod scalar;
-pub mod sieve;
-#[cfg(target_arch = "x86_64")]
-pub mod simd;
 
 use crate::board::{Attacks, RowMasks};
 use crate::error::Error;
 pub use cursor::Cursor;
 use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+
+/// Where a search starts: an `n`×`n` board under `masks` whose rows `0..row` are placed,
+/// and the attacks they cast on row `row`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Start<'a> {
+    pub n: usize,
+    pub masks: &'a RowMasks,
+    pub row: usize,
+    pub attacks: Attacks,
+}
+
+#[cfg(test)]
+impl<'a> Start<'a> {
+    /// An empty `n`×`n` board under `masks`.
+    pub fn empty(n: usize, masks: &'a RowMasks) -> Start<'a> {
+        Start {
+            n,
+            masks,
+            row: 0,
+            attacks: Attacks::default(),
+        }
+    }
+}
 
 /// What the search does with each complete board it finds.
 pub trait Leaf {
@@ -99,67 +121,42 @@ impl Kernel {
                 kernel: "simd",
                 why: "this CPU has neither AVX-512F nor AVX2",
             }),
-            KernelChoice::Avx2 | KernelChoice::Avx512 => {
-                let wanted = if choice == KernelChoice::Avx2 {
-                    Kernel::Avx2
-                } else {
-                    Kernel::Avx512
-                };
-                if Kernel::available().contains(&wanted) {
-                    Ok(wanted)
-                } else {
-                    Err(Error::KernelUnavailable {
-                        kernel: wanted.name(),
-                        why: "this CPU does not support it",
-                    })
-                }
-            }
+            KernelChoice::Avx2 => Kernel::Avx2.checked(),
+            KernelChoice::Avx512 => Kernel::Avx512.checked(),
+        }
+    }
+
+    /// The kernel, when this CPU runs it.
+    fn checked(self) -> Result<Kernel, Error> {
+        if Kernel::available().contains(&self) {
+            Ok(self)
+        } else {
+            Err(Error::KernelUnavailable {
+                kernel: self.name(),
+                why: "this CPU does not support it",
+            })
         }
     }
 
     /// The best vector kernel this CPU runs, if any.
     pub fn best_vector() -> Option<Kernel> {
-        Kernel::vectors().last().copied()
+        Kernel::available()
+            .into_iter()
+            .rfind(|&k| k != Kernel::Scalar)
     }
 
-    /// Every kernel this machine can run, scalar first (what the tests iterate over).
+    /// Every kernel this machine can run, scalar first, slowest to fastest (what the tests
+    /// iterate over).
     pub fn available() -> Vec<Kernel> {
-        std::iter::once(Kernel::Scalar)
-            .chain(Kernel::vectors())
-            .collect()
-    }
-
-    /// The vector kernels this CPU runs, slowest first.
-    fn vectors() -> Vec<Kernel> {
-        let mut found = Vec::new();
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            if has!("popcnt") && has!("avx2") {
-                found.push(Kernel::Avx2);
-            }
-            if has!("popcnt") && has!("avx512f") {
-                found.push(Kernel::Avx512);
-            }
-        }
-        found
-    }
-
-    /// Whether this CPU can run the kernel (cached by the standard library's detection).
-    fn supported(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            match self {
-                Kernel::Scalar => true,
-                Kernel::Avx2 => has!("popcnt") && has!("avx2"),
-                Kernel::Avx512 => has!("popcnt") && has!("avx512f"),
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            self == Kernel::Scalar
-        }
+        let cpu = features();
+        [
+            (Kernel::Scalar, true),
+            (Kernel::Avx2, cpu.avx2),
+            (Kernel::Avx512, cpu.avx512),
+        ]
+        .into_iter()
+        .filter_map(|(k, runs)| runs.then_some(k))
+        .collect()
     }
 
     /// The name reported in JSON and `--stats`.
@@ -172,88 +169,120 @@ impl Kernel {
     }
 }
 
-/// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
-/// `prefix`, which the search may overwrite below `start_row`) with `kernel` where it takes
-/// the subtask, else with the portable search. `make` gives the leaf (a second one when a
-/// vector kernel gave up half-way). Returns the leaf and the nodes, or `None` when `stop` was
-/// set before the search finished.
-#[allow(clippy::too_many_arguments)]
-pub fn search<L: Leaf>(
+/// What this CPU offers the kernels: looked at once per process, here and nowhere else.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    /// AVX2 with popcnt.
+    pub avx2: bool,
+    /// AVX-512F with popcnt.
+    pub avx512: bool,
+    /// popcnt and bmi1 (the scalar builds' lowest-bit and count instructions).
+    pub bmi: bool,
+}
+
+/// This CPU's [`Features`].
+pub(crate) fn features() -> Features {
+    static SEEN: OnceLock<Features> = OnceLock::new();
+    *SEEN.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            let popcnt = has!("popcnt");
+            Features {
+                avx2: popcnt && has!("avx2"),
+                avx512: popcnt && has!("avx512f"),
+                bmi: popcnt && has!("bmi1"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Features::default()
+    })
+}
+
+/// A row kernel checked against this CPU, with the instruction sets of the code it runs:
+/// made only by [`Chosen::resolve`] and [`Chosen::named`], so nothing below them checks
+/// again (the vector code relies on it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Chosen {
     kernel: Kernel,
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
+    bmi: bool,
+}
+
+impl Chosen {
+    /// The kernel `choice` asks for on this CPU (an error when it cannot run one).
+    pub fn resolve(choice: KernelChoice) -> Result<Chosen, Error> {
+        Chosen::named(Kernel::resolve(choice)?)
+    }
+
+    /// The portable kernel, which every CPU runs.
+    pub fn portable() -> Chosen {
+        Chosen {
+            kernel: Kernel::Scalar,
+            bmi: features().bmi,
+        }
+    }
+
+    /// `kernel`, when this CPU runs it.
+    pub fn named(kernel: Kernel) -> Result<Chosen, Error> {
+        Ok(Chosen {
+            kernel: kernel.checked()?,
+            bmi: features().bmi,
+        })
+    }
+
+    /// The kernel's name.
+    pub fn kernel(self) -> Kernel {
+        self.kernel
+    }
+}
+
+/// Visits the completions of `start` (its placed rows one-hot in `prefix`, which the search
+/// may overwrite below `start.row`): batched on the chosen kernel where the subtask allows,
+/// depth-first otherwise (and on the portable kernel for leaves that need boards). `make`
+/// gives the leaf (a second one when a batched count gave up half-way, its arena full).
+/// Returns the leaf and the nodes, or `None` when `stop` was set before the search finished.
+pub(crate) fn visit<L: Leaf>(
+    kernel: Chosen,
+    start: Start,
     prefix: &mut [u64; crate::board::MAX_N],
     make: impl Fn() -> L,
     stop: &AtomicBool,
 ) -> Option<(L, u64)> {
-    if kernel != Kernel::Scalar {
+    let width = match kernel.kernel {
+        Kernel::Scalar if L::NEEDS_BOARD => None,
+        Kernel::Scalar => Some(batch::Width::Portable { bmi: kernel.bmi }),
+        Kernel::Avx2 => Some(batch::Width::Avx2),
+        Kernel::Avx512 => Some(batch::Width::Avx512),
+    };
+    if let Some(width) = width.filter(|_| batch::applies(&start)) {
         let mut leaf = make();
-        if let Some(outcome) = search_vector(
-            kernel, n, masks, start_row, attacks, prefix, &mut leaf, stop,
-        ) {
-            return outcome.map(|nodes| (leaf, nodes));
+        // SAFETY: `kernel` was checked against this CPU (its only constructors check), and
+        // `applies` holds.
+        match unsafe { batch::count(width, start, prefix, &mut leaf, stop) } {
+            batch::Outcome::Done { nodes } => return Some((leaf, nodes)),
+            batch::Outcome::Stopped => return None,
+            batch::Outcome::TooLarge => {}
         }
     }
     let mut leaf = make();
-    let nodes = search_scalar(n, masks, start_row, attacks, prefix, &mut leaf, stop)?;
+    let nodes = depth_first(kernel, start, prefix, &mut leaf, stop)?;
     Some((leaf, nodes))
 }
 
-/// [`search`] on the portable kernel with one leaf, the required-column check compiled in
-/// only for frames that have required columns.
-pub(crate) fn search_scalar<L: Leaf>(
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
+/// [`visit`] depth-first, with one leaf: completions in lexicographic order. The
+/// required-column check is compiled in only for frames that have required columns.
+pub(crate) fn depth_first<L: Leaf>(
+    kernel: Chosen,
+    start: Start,
     prefix: &mut [u64; crate::board::MAX_N],
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> Option<u64> {
-    if masks.has_must() {
-        scalar::search::<L, true>(n, masks, start_row, attacks, prefix, leaf, stop)
+    if start.masks.has_must() {
+        scalar::depth_first::<L, true>(kernel.bmi, start, prefix, leaf, stop)
     } else {
-        scalar::search::<L, false>(n, masks, start_row, attacks, prefix, leaf, stop)
+        scalar::depth_first::<L, false>(kernel.bmi, start, prefix, leaf, stop)
     }
-}
-
-/// Visits the completions of a board whose rows `0..start_row` are placed (one-hot in
-/// `prefix`) with a vector kernel, calling `leaf` as the scalar search does. Returns the
-/// nodes, `Some(None)` when `stop` was set, and `None` when the kernel cannot take this
-/// subtask (scalar asked for, a kernel this CPU lacks, a board it does not handle, or too
-/// large to track): the caller then runs the scalar search with a fresh leaf.
-#[allow(clippy::too_many_arguments)]
-fn search_vector<L: Leaf>(
-    kernel: Kernel,
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    prefix: &[u64; crate::board::MAX_N],
-    leaf: &mut L,
-    stop: &AtomicBool,
-) -> Option<Option<u64>> {
-    #[cfg(target_arch = "x86_64")]
-    if kernel != Kernel::Scalar && kernel.supported() && simd::applies(n, masks, start_row) {
-        // SAFETY: the CPU was just found to have the kernel's features, and `applies` holds.
-        let outcome = unsafe {
-            match kernel {
-                Kernel::Avx512 => {
-                    simd::count_avx512(n, masks, start_row, attacks, prefix, leaf, stop)
-                }
-                _ => simd::count_avx2(n, masks, start_row, attacks, prefix, leaf, stop),
-            }
-        };
-        return match outcome {
-            simd::VectorCount::Done { nodes } => Some(Some(nodes)),
-            simd::VectorCount::Stopped => Some(None),
-            simd::VectorCount::TooLarge => None,
-        };
-    }
-    let _ = (kernel, n, masks, start_row, attacks, prefix, leaf, stop);
-    None
 }
 
 /// A xorshift generator for the kernels' tests: the same numbers from the same seed.
@@ -270,25 +299,17 @@ pub(crate) fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
 #[cfg(test)]
 mod doc_examples {
     #[test]
-    fn search_example() {
-        use crate::board::{Attacks, RowMasks, MAX_N};
-        use crate::kernel::{search, Kernel, Tally};
+    fn visit_example() {
+        use crate::board::{RowMasks, MAX_N};
+        use crate::kernel::{visit, Chosen, Kernel, Start, Tally};
         use std::sync::atomic::AtomicBool;
-        let (n, masks) = (8, RowMasks::unconstrained(8));
+        let masks = RowMasks::unconstrained(8);
+        let start = Start::empty(8, &masks);
         let mut rows = [0u64; MAX_N];
         let stop = AtomicBool::new(false);
         for kernel in Kernel::available() {
-            let (tally, _nodes) = search(
-                kernel,
-                n,
-                &masks,
-                0,
-                Attacks::default(),
-                &mut rows,
-                Tally::default,
-                &stop,
-            )
-            .unwrap();
+            let chosen = Chosen::named(kernel).unwrap();
+            let (tally, _nodes) = visit(chosen, start, &mut rows, Tally::default, &stop).unwrap();
             assert_eq!(tally.0, 92);
         }
     }

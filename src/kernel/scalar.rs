@@ -1,56 +1,56 @@
-//! The portable leaf search. Counting leaves go to the batched search ([`super::batch`]);
-//! leaves that need each board (listing order, canonical forms, tie frames) and subtasks with
-//! fewer than three rows left run the depth-first search here, which finds completions in
-//! lexicographic order.
+//! The depth-first search: leaves that need each board (canonical forms, tie frames) on the
+//! portable kernel, and subtasks with fewer than three rows left on every kernel. It finds
+//! completions in lexicographic order.
 
-use super::Leaf;
+use super::{Leaf, Start};
 use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Visits every completion of a board whose rows `0..start_row` are placed (in
-/// lexicographic order when `L::NEEDS_BOARD`).
+/// Visits every completion of `start` (in lexicographic order when `L::NEEDS_BOARD`).
 ///
-/// `attacks` is the attack state on row `start_row`; `board[r]` holds the one-hot mask of the
-/// queen of row `r` for the rows already placed (only read when `L::NEEDS_BOARD`). `MUST`
-/// false skips the required-column check, for frames without `must` masks. Returns the
-/// number of queens placed during the search above the last row (the "nodes" of `--stats`;
-/// a queen on the last row is a solution, counted by the leaf), or `None` when `stop` was set
-/// before the search finished (what the leaf saw is then incomplete).
-pub fn search<L: Leaf, const MUST: bool>(
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
+/// `board[r]` holds the one-hot mask of the queen of row `r` for the rows already placed
+/// (only read when `L::NEEDS_BOARD`). `MUST` false skips the required-column check, for
+/// frames without `must` masks. Returns the number of queens placed during the search above
+/// the last row (the "nodes" of `--stats`; a queen on the last row is a solution, counted by
+/// the leaf), or `None` when `stop` was set before the search finished (what the leaf saw is
+/// then incomplete).
+///
+/// `bmi`: compiled with popcnt (node counts) and bmi1 (`blsi`/`blsr` for the lowest bit),
+/// about a tenth faster than the baseline x86-64 build; the caller found the CPU has them.
+pub fn depth_first<L: Leaf, const MUST: bool>(
+    bmi: bool,
+    start: Start,
     board: &mut [u64; MAX_N],
     leaf: &mut L,
     stop: &AtomicBool,
 ) -> Option<u64> {
-    if !L::NEEDS_BOARD && super::batch::applies(n, masks, start_row) {
-        return super::batch::count(n, masks, start_row, attacks, leaf, stop);
-    }
+    let search = Search {
+        start,
+        board,
+        leaf,
+        stop,
+    };
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi1")
-    {
-        // SAFETY: `search_bmi` only needs popcnt and bmi1, which this CPU was just found to have.
-        return unsafe { search_bmi::<L, MUST>(n, masks, start_row, attacks, board, leaf, stop) };
+    if bmi {
+        // SAFETY: the caller found popcnt and bmi1 on this CPU (`super::Chosen`).
+        return unsafe { search_bmi::<L, MUST>(search) };
     }
-    search_body::<L, MUST>(n, masks, start_row, attacks, board, leaf, stop)
+    let _ = bmi;
+    search_body::<L, MUST>(search)
 }
 
-/// The same search compiled with popcnt (node counts) and bmi1 (`blsi`/`blsr` for the lowest
-/// bit): about a tenth faster than the baseline x86-64 build.
+/// A search's start, its board, leaf and stop flag.
+struct Search<'a, L> {
+    start: Start<'a>,
+    board: &'a mut [u64; MAX_N],
+    leaf: &'a mut L,
+    stop: &'a AtomicBool,
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
-fn search_bmi<L: Leaf, const MUST: bool>(
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    board: &mut [u64; MAX_N],
-    leaf: &mut L,
-    stop: &AtomicBool,
-) -> Option<u64> {
-    search_body::<L, MUST>(n, masks, start_row, attacks, board, leaf, stop)
+fn search_bmi<L: Leaf, const MUST: bool>(search: Search<L>) -> Option<u64> {
+    search_body::<L, MUST>(search)
 }
 
 /// Rows searched by the unrolled levels under the loop (the last two of them branch-free).
@@ -74,15 +74,19 @@ struct Tail<'a> {
 }
 
 #[inline(always)]
-fn search_body<L: Leaf, const MUST: bool>(
-    n: usize,
-    masks: &RowMasks,
-    start_row: usize,
-    attacks: Attacks,
-    board: &mut [u64; MAX_N],
-    leaf: &mut L,
-    stop: &AtomicBool,
-) -> Option<u64> {
+fn search_body<L: Leaf, const MUST: bool>(search: Search<L>) -> Option<u64> {
+    let Search {
+        start,
+        board,
+        leaf,
+        stop,
+    } = search;
+    let Start {
+        n,
+        masks,
+        row: start_row,
+        attacks,
+    } = start;
     if start_row >= n {
         leaf.solution(&board[..n]);
         return Some(0);

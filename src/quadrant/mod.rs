@@ -5,7 +5,7 @@
 //! its east half-patterns (queens on rows `E`, one on every east column) and west
 //! half-patterns (the other rows and columns) are built from tables of quarter placements
 //! (`quarter.rs`), and the solutions of the unit are the pairs that share no diagonal, counted
-//! bit-sliced ([`crate::kernel::sieve`]).
+//! bit-sliced ([`sieve`]).
 //!
 //! Odd boards have a middle column: its queen's row is part of the unit, and both halves
 //! avoid its diagonals. Symmetry: turning the board upside down maps a unit to the reversed
@@ -15,13 +15,15 @@
 //! Units are listed in a fixed order (middle row, then `E` as a number), so a unit's id is
 //! stable: shards, checkpoints and `--verify` work as with the other engines.
 
+mod join;
 mod quarter;
+mod sieve;
 
 use crate::error::Error;
 use crate::found::Found;
-use crate::kernel::sieve::{Pattern, Sieve};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, KernelChoice};
 use quarter::{Quarter, Region};
+use sieve::{Pattern, Sieve};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -54,10 +56,11 @@ enum Halves {
     Search,
 }
 
-/// What the engine's data took, for `--stats`.
+/// What the engine's data took: `--stats` and JSON report it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Memory {
-    /// Bytes of the quarter tables (0 when they did not fit and halves are searched).
+    /// Bytes of the quarter tables (0 when they did not fit and halves are searched, or
+    /// before they are built).
     pub tables: u64,
 }
 
@@ -109,48 +112,33 @@ impl Layout {
     }
 
     /// Builds the quarter tables when they fit in `memory_limit` bytes (otherwise halves are
-    /// searched, slower but in little memory). Later calls return what the first decided.
-    pub fn prepare(&self, memory_limit: u64) -> Memory {
-        let halves =
-            self.halves.get_or_init(
-                || match Quarter::build_within(self.regions(), memory_limit) {
-                    Some(quarters) => Halves::Tables(Box::new(quarters)),
-                    None => Halves::Search,
-                },
-            );
+    /// searched, slower but in little memory). Later calls keep what the first decided.
+    pub fn prepare(&self, memory_limit: u64) {
+        self.halves.get_or_init(
+            || match Quarter::build_within(self.regions(), memory_limit) {
+                Some(quarters) => Halves::Tables(Box::new(quarters)),
+                None => Halves::Search,
+            },
+        );
+    }
+
+    /// What the engine's data takes.
+    pub fn memory(&self) -> Memory {
         Memory {
-            tables: match halves {
-                Halves::Tables(q) => q.iter().map(Quarter::bytes).sum(),
-                Halves::Search => 0,
+            tables: match self.halves.get() {
+                Some(Halves::Tables(q)) => q.iter().map(Quarter::bytes).sum(),
+                Some(Halves::Search) | None => 0,
             },
         }
     }
 
-    /// North-east, south-east, north-west and south-west quarters (the middle row, if any,
-    /// goes south; the middle column belongs to no quarter).
     fn regions(&self) -> [Region; 4] {
-        let n = self.n;
-        let half = n / 2;
-        let quarter = |row0, rows, col0| Region {
-            n,
-            row0,
-            rows,
-            col0,
-            cols: half,
-        };
-        let east = n - half;
-        [
-            quarter(0, half, east),
-            quarter(half, n - half, east),
-            quarter(0, half, 0),
-            quarter(half, n - half, 0),
-        ]
+        regions(self.n)
     }
 
-    /// Counts unit `id`; `None` when `stop` was set first. The tables are built on first use
-    /// if [`Layout::prepare`] was not called.
-    /// `kernel` picks the sieve's loop ([`Sieve::count_disjoint_on`]).
-    pub fn count_unit(&self, id: usize, kernel: Kernel, stop: &AtomicBool) -> Option<Found> {
+    /// Counts unit `id` on the pair loops `pairs`; `None` when `stop` was set first. The
+    /// tables are built on first use if [`Layout::prepare`] was not called.
+    pub fn count_unit(&self, id: usize, pairs: PairKernel, stop: &AtomicBool) -> Option<Found> {
         let n = self.n;
         let unit = self.units[id];
         let all = (1u64 << n) - 1;
@@ -175,28 +163,28 @@ impl Layout {
             work.west.clear();
             match halves {
                 Halves::Tables(q) => {
-                    quarter::join(
+                    quarter::half_from_tables(
                         &q[0],
                         &q[1],
                         east_rows,
                         east_cols,
                         avoid,
-                        kernel,
+                        pairs,
                         &mut work.east,
                     );
-                    quarter::join(
+                    quarter::half_from_tables(
                         &q[2],
                         &q[3],
                         west_rows,
                         west_cols,
                         avoid,
-                        kernel,
+                        pairs,
                         &mut work.west,
                     );
                 }
                 Halves::Search => {
-                    quarter::search(n, east_rows, east_cols, avoid, &mut work.east);
-                    quarter::search(n, west_rows, west_cols, avoid, &mut work.west);
+                    quarter::half_by_search(n, east_rows, east_cols, avoid, &mut work.east);
+                    quarter::half_by_search(n, west_rows, west_cols, avoid, &mut work.west);
                 }
             }
             let nodes = (work.east.len() + work.west.len()) as u128;
@@ -207,21 +195,104 @@ impl Layout {
                 (&work.west, &work.east)
             };
             work.sieve.load(sliced, streamed);
-            let mut pairs = 0u128;
+            let mut disjoint = 0u128;
             for chunk in streamed.chunks(STOP_CHECK) {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                pairs += u128::from(work.sieve.count_disjoint_on(kernel, chunk));
+                disjoint += u128::from(work.sieve.count_disjoint_on(pairs, chunk));
             }
             Some(Found {
-                total: pairs * u128::from(unit.weight),
+                total: disjoint * u128::from(unit.weight),
                 unique: 0,
                 nodes,
                 max_subtask_nodes: nodes,
             })
         })
     }
+}
+
+/// The quadrant engine's pair loops (the sieve's and the join's): its own kernels, chosen
+/// once per run. Made only by [`PairKernel::resolve`] (and [`PairKernel::available`]), which
+/// look at the CPU: [`PairKernel::Avx2`] exists only where the CPU has AVX2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairKernel {
+    /// The portable loops.
+    Scalar,
+    /// The loops compiled for AVX2: 256-bit ORs in the sieve, one `vptest` per pair in the join.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl PairKernel {
+    /// The loops `choice` asks for. There is no AVX-512 loop (the sieve's is bound by loads,
+    /// not width), so `avx512` is refused rather than run as something else.
+    pub fn resolve(choice: KernelChoice) -> Result<PairKernel, Error> {
+        let best = PairKernel::best();
+        match choice {
+            KernelChoice::Scalar => Ok(PairKernel::Scalar),
+            KernelChoice::Auto => Ok(best),
+            KernelChoice::Simd | KernelChoice::Avx2 if best != PairKernel::Scalar => Ok(best),
+            KernelChoice::Simd | KernelChoice::Avx2 => Err(Error::KernelUnavailable {
+                kernel: if choice == KernelChoice::Simd {
+                    "simd"
+                } else {
+                    "avx2"
+                },
+                why: "this CPU does not support it",
+            }),
+            KernelChoice::Avx512 => Err(Error::KernelUnavailable {
+                kernel: "avx512",
+                why: "the quadrant engine has no AVX-512 loop",
+            }),
+        }
+    }
+
+    /// The fastest loops this CPU runs.
+    pub fn best() -> PairKernel {
+        PairKernel::available()
+            .pop()
+            .expect("the portable loops run anywhere")
+    }
+
+    /// Every kind of loop this CPU runs, portable first.
+    pub fn available() -> Vec<PairKernel> {
+        let mut all = vec![PairKernel::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernel::features().avx2 {
+            all.push(PairKernel::Avx2);
+        }
+        all
+    }
+
+    /// The kernel reports name.
+    pub fn kernel(self) -> Kernel {
+        match self {
+            PairKernel::Scalar => Kernel::Scalar,
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 => Kernel::Avx2,
+        }
+    }
+}
+
+/// The north-east, south-east, north-west and south-west quarters of an `n`×`n` board (the
+/// middle row, if any, goes south; the middle column belongs to no quarter).
+fn regions(n: usize) -> [Region; 4] {
+    let half = n / 2;
+    let quarter = |row0, rows, col0| Region {
+        n,
+        row0,
+        rows,
+        col0,
+        cols: half,
+    };
+    let east = n - half;
+    [
+        quarter(0, half, east),
+        quarter(half, n - half, east),
+        quarter(0, half, 0),
+        quarter(half, n - half, 0),
+    ]
 }
 
 /// The units of an `n`×`n` board: for each middle row (odd boards), each set of half the
@@ -273,12 +344,14 @@ fn units(n: usize) -> Vec<Unit> {
     out
 }
 
-/// Whether `auto` picks the quadrant engine for an `n`×`n` board: where it measured faster
-/// than d4 (AVX2 Zen 3, one thread: N = 14, 15 at 1.3×, 1.2×, N = 16, 17, 18 at 2.8×, 3.1×,
-/// 4.75×; two threads: N = 19 at 4.3×, N = 20 at 4.5–5.0× (d4 timed on one shard of eight);
-/// at N = 13 d4 is faster).
-pub fn auto_takes(n: usize) -> bool {
-    (AUTO_MIN_N..=AUTO_MAX_N).contains(&n)
+/// Whether `auto` picks the quadrant engine for an `n`×`n` board whose tables may take
+/// `memory_limit` bytes: where it measured faster than d4 (AVX2 Zen 3, one thread: N = 14,
+/// 15 at 1.3×, 1.2×, N = 16, 17, 18 at 2.8×, 3.1×, 4.75×; two threads: N = 19 at 4.3×, N = 20
+/// at 4.5–5.0× (d4 timed on one shard of eight); at N = 13 d4 is faster), and only with its
+/// tables: without them it searches halves, and is slower than d4 (N = 17, two threads, Zen 4:
+/// 2.55 s against 1.36 s).
+pub fn auto_takes(n: usize, memory_limit: u64) -> bool {
+    (AUTO_MIN_N..=AUTO_MAX_N).contains(&n) && tables_bytes(n) <= memory_limit
 }
 
 /// The smallest board `auto` counts with the quadrant engine.
@@ -287,6 +360,12 @@ pub const AUTO_MIN_N: usize = 14;
 /// The largest board `auto` counts with the quadrant engine: beyond it the engine was not
 /// measured (its tables take 0.5 GB at N = 20 and 1.4 GB at N = 21).
 pub const AUTO_MAX_N: usize = 20;
+
+/// Bytes the quarter tables of an `n`×`n` board take: counted, not built, once per shape of
+/// quarter and process.
+pub fn tables_bytes(n: usize) -> u64 {
+    regions(n).into_iter().map(quarter::table_bytes).sum()
+}
 
 /// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
 pub fn default_memory_limit() -> u64 {
@@ -301,7 +380,7 @@ pub fn default_memory_limit() -> u64 {
 pub(crate) fn check_n(n: usize) -> Result<(), Error> {
     if n > QUADRANT_MAX_N {
         return Err(Error::EngineTooLarge {
-            engine: crate::split::Engine::Quadrant,
+            engine: crate::engine::Engine::Quadrant,
             n,
             max: QUADRANT_MAX_N,
         });
@@ -318,7 +397,12 @@ mod tests {
         layout.prepare(memory_limit);
         let stop = AtomicBool::new(false);
         (0..layout.len())
-            .map(|id| layout.count_unit(id, Kernel::Scalar, &stop).unwrap().total)
+            .map(|id| {
+                layout
+                    .count_unit(id, PairKernel::Scalar, &stop)
+                    .unwrap()
+                    .total
+            })
             .sum()
     }
 
@@ -361,9 +445,10 @@ mod doc_examples {
 
     #[test]
     fn auto_takes_example() {
-        assert!(!crate::quadrant::auto_takes(13));
-        assert!(crate::quadrant::auto_takes(14));
-        assert!(crate::quadrant::auto_takes(20));
-        assert!(!crate::quadrant::auto_takes(21));
+        use crate::quadrant::auto_takes;
+        assert!(!auto_takes(13, u64::MAX));
+        assert!(auto_takes(14, u64::MAX) && auto_takes(20, u64::MAX));
+        assert!(!auto_takes(21, u64::MAX));
+        assert!(!auto_takes(16, 1 << 20));
     }
 }

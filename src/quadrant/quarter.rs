@@ -5,9 +5,9 @@
 //! pattern of the half is a north-quarter placement on (north rows, X) next to a south-quarter
 //! placement on (south rows, the other columns), with no diagonal between them.
 
-use crate::kernel::join;
-use crate::kernel::sieve::Pattern;
-use crate::kernel::Kernel;
+use super::join::pair_up;
+use super::sieve::Pattern;
+use super::PairKernel;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -189,16 +189,55 @@ impl Quarter {
     }
 }
 
+/// Bytes [`Quarter::build_within`] takes for `region`: its placements counted, not built
+/// (each row set's, as its [`RowSet`] holds them), once per shape and process (a quarter's
+/// placements do not depend on where it lies on the board).
+pub(crate) fn table_bytes(region: Region) -> u64 {
+    static COUNTED: std::sync::Mutex<Vec<((usize, usize), u64)>> =
+        std::sync::Mutex::new(Vec::new());
+    let shape = (region.rows, region.cols);
+    let mut counted = COUNTED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&(_, bytes)) = counted.iter().find(|(s, _)| *s == shape) {
+        return bytes;
+    }
+    // placements per row set, by a search that skips or fills each row in turn
+    let mut per_rows = vec![0u64; 1 << region.rows];
+    fn go(r: Region, row: usize, rows: usize, cols: u64, right: u64, left: u64, out: &mut [u64]) {
+        if row == r.rows {
+            out[rows] += 1;
+            return;
+        }
+        // the row left empty: the diagonals move on one column
+        go(r, row + 1, rows, cols, right << 1, left >> 1, out);
+        let mut free = !(cols | right | left) & ((1 << r.cols) - 1);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            let (right, left) = ((right | bit) << 1, (left | bit) >> 1);
+            go(r, row + 1, rows | 1 << row, cols | bit, right, left, out);
+        }
+    }
+    go(region, 0, 0, 0, 0, 0, &mut per_rows);
+    let offsets = ((1 << region.cols) + 1) * std::mem::size_of::<u32>() as u64;
+    let bytes = per_rows
+        .iter()
+        .filter(|&&placements| placements > 0)
+        .map(|&placements| placements * std::mem::size_of::<Pattern>() as u64 + offsets)
+        .sum();
+    counted.push((shape, bytes));
+    bytes
+}
+
 /// Appends to `out` every pattern of the half with queens on `rows` and on every column of
 /// `cols`, none on a diagonal of `avoid`, joining `north` and `south` quarter placements
-/// (on `kernel`'s loop).
-pub(crate) fn join(
+/// (on the loop `pairs`).
+pub(crate) fn half_from_tables(
     north: &Quarter,
     south: &Quarter,
     rows: u64,
     cols: u64,
     avoid: Pattern,
-    kernel: Kernel,
+    pairs: PairKernel,
     out: &mut Vec<Pattern>,
 ) {
     let north_rows = rows & north.row_mask();
@@ -214,7 +253,7 @@ pub(crate) fn join(
         let upper = north.cell(north_rows, x);
         if !upper.is_empty() {
             let lower = south.cell(rows & !north_rows, cols & !x);
-            join::pair_up(kernel, upper, lower, avoid, out);
+            pair_up(pairs, upper, lower, avoid, out);
         }
     }
 }
@@ -236,9 +275,15 @@ pub(crate) fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
     })
 }
 
-/// The patterns [`join`] gives, found by a depth-first search over the rows instead (no
-/// tables: for boards whose tables do not fit the memory limit).
-pub(crate) fn search(n: usize, rows: u64, cols: u64, avoid: Pattern, out: &mut Vec<Pattern>) {
+/// The patterns [`half_from_tables`] gives, found by a depth-first search over the rows
+/// instead (no tables: for boards whose tables do not fit the memory limit).
+pub(crate) fn half_by_search(
+    n: usize,
+    rows: u64,
+    cols: u64,
+    avoid: Pattern,
+    out: &mut Vec<Pattern>,
+) {
     let order: Vec<usize> = (0..n).filter(|r| rows >> r & 1 != 0).collect();
     if order.is_empty() {
         out.push(Pattern::default());
@@ -290,6 +335,16 @@ pub(crate) fn search(n: usize, rows: u64, cols: u64, avoid: Pattern, out: &mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_bytes_are_what_the_built_tables_take() {
+        for n in [4, 7, 10, 13] {
+            for region in crate::quadrant::regions(n) {
+                let built = Quarter::build_within([region], u64::MAX).unwrap()[0].bytes();
+                assert_eq!(table_bytes(region), built, "n={n} {region:?}");
+            }
+        }
+    }
 
     #[test]
     fn tables_are_built_within_the_limit_or_not_at_all() {

@@ -15,7 +15,8 @@ fn classes(n: usize, engine: EngineChoice, depth: usize) -> BTreeMap<Vec<usize>,
             let entry = map.entry(naive::canonical(&q)).or_insert((0, 0));
             entry.0 += 1;
             entry.1 += weight as u32;
-        });
+        })
+        .unwrap();
     }
     map
 }

@@ -20,7 +20,7 @@ fn subtask_list_digest(plan: &Plan) -> String {
         }
     };
     for id in 0..plan.len() {
-        let task = plan.subtask(id);
+        let task = plan.subtask(id).unwrap();
         eat(u64::from(task.frame));
         // the one-hot row masks of the prefix's queens
         for &col in &task.prefix[..plan.depth()] {

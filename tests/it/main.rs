@@ -9,6 +9,7 @@ mod faults;
 mod golden;
 #[cfg(feature = "gpu")]
 mod gpu;
+mod layering;
 mod listing;
 mod naive;
 mod oeis;

@@ -49,7 +49,6 @@ fn exporters_give_exact_text() {
          4    2      1.125      1.000      1.250     3.56       0.89\n"
     );
     let report = ScaleReport {
-        schema_version: 1,
         n: 12,
         total: "14200".into(),
         engine: nqueens::Engine::D4,

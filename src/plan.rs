@@ -1,113 +1,23 @@
 //! Cutting the search into independent subtasks, in a fixed order with stable ids.
 //!
-//! A [`Plan`] is a list of *frames* (per-row constraints plus a rule saying how a solution
-//! found under them is weighted) and a list of *subtasks*: every placement of the first
-//! `depth` rows that a frame allows, frames in order and placements in lexicographic order.
-//! A subtask's id is its index in that list, so the same `(n, engine, prefix, depth)` always
-//! yields the same ids: shards, checkpoints and cross-checks rely on it.
+//! A [`Plan`] is one of two kinds. A row plan ([`Rows`]) is a list of *frames* (per-row
+//! constraints plus a rule saying how a solution found under them is weighted) and a list of
+//! *subtasks*: every placement of the first `depth` rows that a frame allows, frames in order
+//! and placements in lexicographic order. A quadrant plan is the quadrant engine's list of
+//! units ([`crate::quadrant::Layout`]). A subtask's id is its index in its list, so the same
+//! `(n, engine, prefix, depth)` always yields the same ids: shards, checkpoints and
+//! cross-checks rely on it.
 
 use crate::board::{full_mask, Attacks, PartialBoard, RowMasks, MAX_N};
+use crate::engine::{Engine, EngineChoice, D4_MIN_N};
 use crate::error::Error;
-use crate::found::Found;
-use crate::kernel::Kernel;
+use crate::kernel::Start;
 
 /// The deepest split the plan stores per subtask (rows beyond are left to the kernel).
 pub const MAX_SPLIT: usize = 10;
 
 /// The most subtasks a plan may hold (12 bytes each: bounded memory for any N).
 pub const MAX_SUBTASKS: usize = 1 << 21;
-
-/// Which symmetry decomposition to use, as asked for.
-///
-/// ```
-/// use nqueens::{count, CountOptions, Engine, EngineChoice};
-/// let mirror = CountOptions { engine: EngineChoice::Mirror, ..CountOptions::default() };
-/// let c = count(12, &mirror).unwrap();
-/// assert_eq!((c.total, c.engine), (14200, Engine::Mirror));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum EngineChoice {
-    /// The fastest engine that applies (full symmetry from N = 4 on).
-    #[default]
-    Auto,
-    /// First-row mirror halving.
-    Mirror,
-    /// The full 8-fold symmetry decomposition.
-    D4,
-    /// Quadrant meet-in-the-middle (totals only).
-    Quadrant,
-}
-
-/// The engine a plan actually uses; in JSON records and checkpoints, its [`Engine::name`].
-///
-/// ```
-/// use nqueens::{count, CountOptions, Engine};
-/// let c = count(12, &CountOptions::default()).unwrap();
-/// assert_eq!(c.engine, Engine::D4);
-/// assert_eq!(c.engine.to_string(), "d4");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// First-row mirror halving: a queen in the left half of row 1 counts twice.
-    Mirror,
-    /// Corner/edge decomposition over the eight symmetries of the square.
-    D4,
-    /// No symmetry: the completions of a user-given prefix.
-    Plain,
-    /// Quadrant meet-in-the-middle: half-board patterns paired by row sets, not a row search.
-    Quadrant,
-}
-
-impl Engine {
-    /// The name used in JSON, checkpoints and `--stats`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Mirror => "mirror",
-            Engine::D4 => "d4",
-            Engine::Plain => "plain",
-            Engine::Quadrant => "quadrant",
-        }
-    }
-
-    /// The choice that rebuilds a plan of this engine.
-    ///
-    /// ```
-    /// use nqueens::{Engine, EngineChoice};
-    /// assert_eq!(Engine::D4.choice(), EngineChoice::D4);
-    /// assert_eq!(Engine::Plain.choice(), EngineChoice::Auto);
-    /// ```
-    pub fn choice(self) -> EngineChoice {
-        match self {
-            Engine::Mirror => EngineChoice::Mirror,
-            Engine::D4 => EngineChoice::D4,
-            Engine::Plain => EngineChoice::Auto,
-            Engine::Quadrant => EngineChoice::Quadrant,
-        }
-    }
-}
-
-impl std::fmt::Display for Engine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl From<EngineChoice> for Engine {
-    /// The engine a named choice asks for (`Auto` stands for the full-symmetry engine).
-    fn from(choice: EngineChoice) -> Engine {
-        match choice {
-            EngineChoice::Mirror => Engine::Mirror,
-            EngineChoice::Auto | EngineChoice::D4 => Engine::D4,
-            EngineChoice::Quadrant => Engine::Quadrant,
-        }
-    }
-}
-
-/// The smallest N the full-symmetry decomposition covers; below it, mirror halving runs.
-///
-/// A bound: [`EngineChoice::D4`] below it is refused (see [`crate::Error::EngineTooSmall`]).
-pub const D4_MIN_N: usize = 4;
 
 /// How solutions found under a frame are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +49,7 @@ pub struct Frame {
 /// ```
 /// use nqueens::{EngineChoice, Plan};
 /// let plan = Plan::new(6, EngineChoice::Mirror, None, Some(2)).unwrap();
-/// let first = plan.subtask(0);
+/// let first = plan.subtask(0).unwrap();
 /// assert_eq!(&first.prefix[..2], &[0, 2]); // row 1 in the corner, row 2 on its first free square
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,63 +68,159 @@ pub struct Subtask {
 /// assert_eq!(plan.depth(), 2);
 /// // four left-half columns in row 1; row 2 then has 6 free squares after the corner, 5 after the others
 /// assert_eq!(plan.len(), 6 + 5 + 5 + 5);
+/// // the quadrant engine's units are its subtasks; they are not prefixes of rows
+/// let quadrant = Plan::new(8, EngineChoice::Quadrant, None, None).unwrap();
+/// assert_eq!((quadrant.len(), quadrant.depth(), quadrant.subtask(0)), (23, 0, None));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Plan {
+    n: usize,
+    kind: Kind,
+}
+
+/// What a plan is cut into.
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    /// Prefixes of rows under frames.
+    Rows(Rows),
+    /// The quadrant engine's units.
+    Quadrant(std::sync::Arc<crate::quadrant::Layout>),
+}
+
+/// A plan cut by rows: its frames and the subtasks under them.
+#[derive(Clone, Debug)]
+pub(crate) struct Rows {
     n: usize,
     engine: Engine,
     depth: usize,
     frames: Vec<Frame>,
     subtasks: Vec<Subtask>,
-    /// The quadrant engine's units (its subtasks), for [`Engine::Quadrant`] plans.
-    quadrant: Option<std::sync::Arc<crate::quadrant::Layout>>,
 }
 
 impl Plan {
-    /// Builds the plan for an `n`×`n` board.
+    /// Builds the plan for an `n`×`n` board: the one builder of every plan.
     ///
     /// `prefix` (0-based columns) restricts the search to its completions, without symmetry.
     /// `depth` is the number of rows enumerated into subtasks; `None` picks one that gives at
     /// least 2048 subtasks where the board allows (4× more per N from N = 17, up to 65536).
+    /// The quadrant engine takes no depth.
+    ///
+    /// One rule for engines: an engine asked for by name runs or is refused, never replaced.
+    /// A prefix is counted without symmetry ([`Engine::Plain`]) and takes only
+    /// [`EngineChoice::Auto`]; the full-symmetry engine needs N ≥ [`D4_MIN_N`].
     pub fn new(
         n: usize,
         engine: EngineChoice,
         prefix: Option<&[usize]>,
         depth: Option<usize>,
     ) -> Result<Plan, Error> {
-        Plan::with_target(n, engine, prefix, depth, default_min_subtasks(n))
+        crate::board::check_n(n)?;
+        let kind = if prefix.is_none() && engine == EngineChoice::Quadrant {
+            crate::quadrant::check_n(n)?;
+            if depth.is_some_and(|d| d != 0) {
+                return Err(Error::NoSplitDepth(Engine::Quadrant));
+            }
+            Kind::Quadrant(std::sync::Arc::new(crate::quadrant::Layout::new(n)))
+        } else {
+            Kind::Rows(Rows::build(n, frames(n, engine, prefix)?, depth)?)
+        };
+        Ok(Plan { n, kind })
     }
 
-    /// Like [`Plan::new`], choosing the default depth to reach `min_subtasks`.
-    ///
-    /// One rule for engines: an engine asked for by name runs or is refused, never replaced.
-    /// A prefix is counted without symmetry ([`Engine::Plain`]) and takes only
-    /// [`EngineChoice::Auto`]; the full-symmetry engine needs N ≥ [`D4_MIN_N`].
-    pub(crate) fn with_target(
-        n: usize,
-        engine: EngineChoice,
-        prefix: Option<&[usize]>,
-        depth: Option<usize>,
-        min_subtasks: usize,
-    ) -> Result<Plan, Error> {
-        crate::board::check_n(n)?;
-        if prefix.is_none() && engine == EngineChoice::Quadrant {
-            return Plan::quadrant(n, depth);
+    /// What the plan is cut into.
+    pub(crate) fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// The row plan, unless this is the quadrant engine's.
+    pub(crate) fn rows(&self) -> Option<&Rows> {
+        match &self.kind {
+            Kind::Rows(rows) => Some(rows),
+            Kind::Quadrant(_) => None,
         }
-        let (engine, frames) = match (prefix, engine) {
-            (Some(prefix), EngineChoice::Auto) => (Engine::Plain, vec![prefix_frame(n, prefix)?]),
-            (Some(_), named) => return Err(Error::EngineWithPrefix(Engine::from(named))),
-            (None, EngineChoice::D4) if n < D4_MIN_N => {
-                return Err(Error::EngineTooSmall {
-                    engine: Engine::D4,
-                    n,
-                    min: D4_MIN_N,
-                })
-            }
-            (None, EngineChoice::Mirror) => (Engine::Mirror, mirror_frames(n)),
-            (None, _) if n < D4_MIN_N => (Engine::Mirror, mirror_frames(n)),
-            (None, _) => (Engine::D4, d4_frames(n)),
-        };
+    }
+
+    /// The quadrant engine's units, for its plans.
+    pub(crate) fn quadrant_layout(&self) -> Option<&crate::quadrant::Layout> {
+        match &self.kind {
+            Kind::Quadrant(layout) => Some(layout),
+            Kind::Rows(_) => None,
+        }
+    }
+
+    /// Board side.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The engine this plan runs.
+    pub fn engine(&self) -> Engine {
+        match &self.kind {
+            Kind::Rows(rows) => rows.engine,
+            Kind::Quadrant(_) => Engine::Quadrant,
+        }
+    }
+
+    /// Rows enumerated into each subtask (0 for the quadrant engine: it is not cut by rows).
+    pub fn depth(&self) -> usize {
+        match &self.kind {
+            Kind::Rows(rows) => rows.depth,
+            Kind::Quadrant(_) => 0,
+        }
+    }
+
+    /// Number of subtasks.
+    pub fn len(&self) -> usize {
+        match &self.kind {
+            Kind::Rows(rows) => rows.subtasks.len(),
+            Kind::Quadrant(layout) => layout.len(),
+        }
+    }
+
+    /// Whether the plan has no subtasks (a board with no solution can have none).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The subtask with id `id`: its frame and prefix; `None` past the end, and for the
+    /// quadrant engine, whose units are not prefixes of rows.
+    pub fn subtask(&self, id: usize) -> Option<&Subtask> {
+        self.rows()?.subtasks.get(id)
+    }
+
+    /// A fingerprint of the subtask list (frames, rules and prefixes, or units, in order), as
+    /// 8 hex digits. Shard results and checkpoints carry it: a program whose subtask ids mean
+    /// other subtasks is refused instead of being merged or resumed into a wrong total.
+    ///
+    /// ```
+    /// use nqueens::{EngineChoice, Plan};
+    /// let a = Plan::new(10, EngineChoice::D4, None, Some(3)).unwrap();
+    /// let b = Plan::new(10, EngineChoice::D4, None, Some(2)).unwrap();
+    /// assert_eq!(a.digest().len(), 8);
+    /// assert_ne!(a.digest(), b.digest());
+    /// ```
+    pub fn digest(&self) -> String {
+        let mut h = crc32fast::Hasher::new();
+        let word = |h: &mut crc32fast::Hasher, v: u64| h.update(&v.to_le_bytes());
+        word(&mut h, self.n as u64);
+        h.update(self.engine().name().as_bytes());
+        word(&mut h, self.depth() as u64);
+        match &self.kind {
+            Kind::Rows(rows) => rows.digest(&mut h),
+            Kind::Quadrant(layout) => layout.digest(&mut h),
+        }
+        format!("{:08x}", h.finalize())
+    }
+}
+
+impl Rows {
+    /// The row plan of an `n`×`n` board under `frames` (of its engine), cut `depth` rows
+    /// deep ([`Plan::new`] for every plan).
+    pub fn build(
+        n: usize,
+        (engine, frames): (Engine, Vec<Frame>),
+        depth: Option<usize>,
+    ) -> Result<Rows, Error> {
         let max_depth = n.min(MAX_SPLIT);
         if let Some(d) = depth {
             if d == 0 || d > max_depth {
@@ -224,6 +230,7 @@ impl Plan {
                 });
             }
         }
+        let min_subtasks = default_min_subtasks(n);
         let mut level: Vec<Subtask> = (0..frames.len())
             .map(|f| Subtask {
                 frame: f as u16,
@@ -246,45 +253,18 @@ impl Plan {
             })?;
             rows += 1;
         }
-        Ok(Plan {
+        Ok(Rows {
             n,
             engine,
             depth: rows,
             frames,
             subtasks: level,
-            quadrant: None,
         })
-    }
-
-    /// The quadrant engine's plan: its units are the subtasks; it has no split depth (0).
-    fn quadrant(n: usize, depth: Option<usize>) -> Result<Plan, Error> {
-        crate::quadrant::check_n(n)?;
-        if depth.is_some_and(|d| d != 0) {
-            return Err(Error::NoSplitDepth(Engine::Quadrant));
-        }
-        Ok(Plan {
-            n,
-            engine: Engine::Quadrant,
-            depth: 0,
-            frames: Vec::new(),
-            subtasks: Vec::new(),
-            quadrant: Some(std::sync::Arc::new(crate::quadrant::Layout::new(n))),
-        })
-    }
-
-    /// The quadrant engine's units, for its plans.
-    pub(crate) fn quadrant_layout(&self) -> Option<&crate::quadrant::Layout> {
-        self.quadrant.as_deref()
     }
 
     /// Board side.
     pub fn n(&self) -> usize {
         self.n
-    }
-
-    /// The engine this plan runs.
-    pub fn engine(&self) -> Engine {
-        self.engine
     }
 
     /// Rows enumerated into each subtask.
@@ -294,103 +274,49 @@ impl Plan {
 
     /// Number of subtasks.
     pub fn len(&self) -> usize {
-        match &self.quadrant {
-            Some(layout) => layout.len(),
-            None => self.subtasks.len(),
-        }
-    }
-
-    /// Whether the plan has no subtasks (a board with no solution can have none).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.subtasks.len()
     }
 
     /// The frames, indexed by [`Subtask::frame`].
-    pub(crate) fn frames(&self) -> &[Frame] {
+    #[cfg(feature = "gpu")]
+    pub fn frames(&self) -> &[Frame] {
         &self.frames
     }
 
-    /// The subtask with id `id`.
+    /// The subtask with id `id` (an id of this plan).
     pub fn subtask(&self, id: usize) -> &Subtask {
         &self.subtasks[id]
     }
 
-    /// A fingerprint of the subtask list (frames, rules and prefixes, in order), as 8 hex
-    /// digits. Shard results and checkpoints carry it: a program whose subtask ids mean other
-    /// subtasks is refused instead of being merged or resumed into a wrong total.
-    ///
-    /// ```
-    /// use nqueens::{EngineChoice, Plan};
-    /// let a = Plan::new(10, EngineChoice::D4, None, Some(3)).unwrap();
-    /// let b = Plan::new(10, EngineChoice::D4, None, Some(2)).unwrap();
-    /// assert_eq!(a.digest().len(), 8);
-    /// assert_ne!(a.digest(), b.digest());
-    /// ```
-    pub fn digest(&self) -> String {
-        let mut h = crc32fast::Hasher::new();
+    /// The frame of subtask `id`.
+    pub fn frame_of(&self, id: usize) -> &Frame {
+        &self.frames[self.subtasks[id].frame as usize]
+    }
+
+    fn digest(&self, h: &mut crc32fast::Hasher) {
         let word = |h: &mut crc32fast::Hasher, v: u64| h.update(&v.to_le_bytes());
-        word(&mut h, self.n as u64);
-        h.update(self.engine.name().as_bytes());
-        word(&mut h, self.depth as u64);
         for frame in &self.frames {
             for &allowed in &frame.masks.allowed[..self.n] {
-                word(&mut h, allowed);
+                word(h, allowed);
             }
-            word(&mut h, frame.masks.must_row as u64);
-            word(&mut h, frame.masks.must);
+            word(h, frame.masks.must_row as u64);
+            word(h, frame.masks.must);
             let rule = match frame.rule {
                 LeafRule::Weight(w) => u64::from(w),
                 LeafRule::Orbit8 => 1 << 8,
                 LeafRule::Side { b1 } => 2 << 8 | u64::from(b1),
             };
-            word(&mut h, rule);
+            word(h, rule);
         }
         for task in &self.subtasks {
             h.update(&task.frame.to_le_bytes());
             h.update(&task.prefix[..self.depth]);
         }
-        if let Some(layout) = &self.quadrant {
-            layout.digest(&mut h);
-        }
-        format!("{:08x}", h.finalize())
     }
 
-    /// Counts subtask `id` alone on `kernel` (with fundamental solutions when `unique`): what
-    /// every executor does for each subtask, for cross-checks of kernels and devices.
-    ///
-    /// ```
-    /// use nqueens::{EngineChoice, Kernel, Plan};
-    /// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
-    /// let total: u128 = (0..plan.len())
-    ///     .map(|id| plan.count_subtask(id, true, Kernel::Scalar).total)
-    ///     .sum();
-    /// assert_eq!(total, 92);
-    /// ```
-    pub fn count_subtask(&self, id: usize, unique: bool, kernel: Kernel) -> Found {
-        let never = std::sync::atomic::AtomicBool::new(false);
-        crate::search::run_subtask(self, id, unique, kernel, &never)
-            .expect("a count that is never stopped finishes")
-    }
-
-    /// Calls `visit(columns, weight)` for every solution subtask `id` counts (0-based
-    /// columns) with the number of solutions it stands for: slower than counting, for
-    /// cross-checks of the symmetry rules.
-    ///
-    /// ```
-    /// use nqueens::{EngineChoice, Plan};
-    /// let plan = Plan::new(8, EngineChoice::D4, None, Some(2)).unwrap();
-    /// let mut total = 0;
-    /// for id in 0..plan.len() {
-    ///     plan.for_each_counted(id, |_q, weight| total += weight as u32);
-    /// }
-    /// assert_eq!(total, 92);
-    /// ```
-    pub fn for_each_counted(&self, id: usize, visit: impl FnMut(&[u8], u8)) {
-        crate::search::for_each_counted(self, id, visit)
-    }
-
-    /// The frame of subtask `id` and the attacks and one-hot rows after its prefix.
-    pub(crate) fn start(&self, id: usize) -> (&Frame, Attacks, [u64; MAX_N]) {
+    /// The frame of subtask `id`, where its search starts, and the one-hot rows of its
+    /// prefix.
+    pub fn begin(&self, id: usize) -> (&Frame, Start<'_>, [u64; MAX_N]) {
         let task = &self.subtasks[id];
         let mut attacks = Attacks::default();
         let mut rows = [0u64; MAX_N];
@@ -398,8 +324,37 @@ impl Plan {
             rows[row] = 1 << col;
             attacks = attacks.place(1 << col);
         }
-        (&self.frames[task.frame as usize], attacks, rows)
+        let frame = &self.frames[task.frame as usize];
+        let start = Start {
+            n: self.n,
+            masks: &frame.masks,
+            row: self.depth,
+            attacks,
+        };
+        (frame, start, rows)
     }
+}
+
+/// The engine and frames of a row plan of an `n`×`n` board for `engine` (and `prefix`).
+pub(crate) fn frames(
+    n: usize,
+    engine: EngineChoice,
+    prefix: Option<&[usize]>,
+) -> Result<(Engine, Vec<Frame>), Error> {
+    Ok(match (prefix, engine) {
+        (Some(prefix), EngineChoice::Auto) => (Engine::Plain, vec![prefix_frame(n, prefix)?]),
+        (Some(_), named) => return Err(Error::EngineWithPrefix(Engine::from(named))),
+        (None, EngineChoice::D4) if n < D4_MIN_N => {
+            return Err(Error::EngineTooSmall {
+                engine: Engine::D4,
+                n,
+                min: D4_MIN_N,
+            })
+        }
+        (None, EngineChoice::Mirror) => (Engine::Mirror, mirror_frames(n)),
+        (None, _) if n < D4_MIN_N => (Engine::Mirror, mirror_frames(n)),
+        (None, _) => (Engine::D4, d4_frames(n)),
+    })
 }
 
 /// The default lower bound on subtasks: 2048 (16 per thread for 128 threads), and from N = 17
@@ -582,7 +537,7 @@ fn d4_frames(n: usize) -> Vec<Frame> {
 mod doc_examples {
     #[test]
     fn default_min_subtasks_example() {
-        use crate::split::default_min_subtasks;
+        use crate::plan::default_min_subtasks;
         assert_eq!(default_min_subtasks(12), 2048);
         assert_eq!(default_min_subtasks(18), 2048 * 16);
         assert_eq!(default_min_subtasks(30), 65536);

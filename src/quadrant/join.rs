@@ -1,15 +1,14 @@
 //! Joining two quarters' placements into half-board patterns: every pair that shares no
 //! diagonal (the quadrant engine's tables give the pairs to try, cell by cell).
 
-use super::sieve::{vector_kernel, Pattern};
-use super::Kernel;
+use super::sieve::Pattern;
+use super::PairKernel;
 use std::mem::MaybeUninit;
 
 /// Appends to `out` every `p.with(q)` for `p` of `upper` and `q` of `lower` that share no
-/// diagonal with each other or with `avoid`. [`Kernel::Scalar`] runs the portable loop, a
-/// vector kernel the AVX2 one where the CPU has it.
+/// diagonal with each other or with `avoid`, on the loop `pairs`.
 pub fn pair_up(
-    kernel: Kernel,
+    pairs: PairKernel,
     upper: &[Pattern],
     lower: &[Pattern],
     avoid: Pattern,
@@ -18,17 +17,11 @@ pub fn pair_up(
     // candidates are written unconditionally into room for every pair, never zeroed first
     out.reserve(upper.len() * lower.len());
     let room = &mut out.spare_capacity_mut()[..upper.len() * lower.len()];
-    #[cfg(target_arch = "x86_64")]
-    let kept = if kernel != Kernel::Scalar && vector_kernel().is_some() {
-        // SAFETY: `pair_up_avx2` only needs AVX2 and popcnt, which `vector_kernel` found.
-        unsafe { pair_up_avx2(upper, lower, avoid, room) }
-    } else {
-        pair_up_body(upper, lower, avoid, room)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let kept = {
-        let _ = kernel;
-        pair_up_body(upper, lower, avoid, room)
+    let kept = match pairs {
+        PairKernel::Scalar => pair_up_body(upper, lower, avoid, room),
+        // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2 and popcnt.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2 => unsafe { pair_up_avx2(upper, lower, avoid, room) },
     };
     // SAFETY: both loops wrote `room[..kept]`, which lies within the capacity reserved above.
     unsafe { out.set_len(out.len() + kept) };
@@ -102,14 +95,11 @@ mod tests {
     /// Random sparse patterns, paired up by each loop and by a plain filter.
     #[test]
     fn pairs_up_like_the_plain_filter() {
-        let mut random = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
-        let mut next = || {
-            let x = random();
-            Pattern {
+        let mut next =
+            crate::quadrant::sieve::tests::random_patterns(0x2545_F491_4F6C_DD1D, |x| Pattern {
                 main: x & x >> 11 & x >> 23 & 0xFF_FFFF,
                 anti: x >> 24 & x >> 37 & x >> 40 & 0xFF_FFFF,
-            }
-        };
+            });
         for (a, b) in [(0, 3), (1, 0), (1, 1), (5, 9), (17, 4), (40, 40)] {
             let avoid = if a % 2 == 0 {
                 Pattern::default()
@@ -129,7 +119,7 @@ mod tests {
                 a * b < 100 || !want.is_empty() && want.len() < a * b,
                 "{a} x {b} tests something"
             );
-            for kernel in Kernel::available() {
+            for kernel in PairKernel::available() {
                 // appended after what `out` holds
                 let first = next();
                 let mut out = vec![first];

@@ -11,7 +11,7 @@
 //! signature disjoint from its own. Each pivot removes about 30 % of the pairs (measured at
 //! N = 16 and 18), so the pair work shrinks several times where it matters, at large N.
 
-use super::Kernel;
+use super::PairKernel;
 
 /// The diagonals a set of queens occupies, as full-board masks: main diagonal
 /// `row - col + n - 1`, anti-diagonal `row + col` (bits `0..2n-1`).
@@ -147,7 +147,7 @@ impl Pivots {
         })
     }
 
-    /// Each diagonal's bit in [`Pivots::signature`], indexed like [`Sieve`]'s `slot`.
+    /// Each diagonal's bit in the signature (`Pivots::signature`), indexed like [`Sieve`]'s `slot`.
     fn signature_bits(&self) -> [u8; 128] {
         let mut bits = [0; 128];
         for (d, bit) in self.diagonals() {
@@ -237,7 +237,7 @@ fn one_diagonal(d: usize) -> Pattern {
     }
 }
 
-/// [`Pivots::signature`] by table lookups, a byte of the masks at a time: pivots crowd into
+/// `Pivots::signature` by table lookups, a byte of the masks at a time: pivots crowd into
 /// the middle diagonals, so a few bytes hold them all (testing the pivots one by one took
 /// a sixth of the time at N = 18).
 struct SignatureBytes {
@@ -457,12 +457,12 @@ impl Sieve {
     /// loop this CPU runs.
     #[cfg(test)]
     pub fn count_disjoint(&self, others: &[Pattern]) -> u64 {
-        self.count_disjoint_on(vector_kernel().unwrap_or(Kernel::Scalar), others)
+        self.count_disjoint_on(PairKernel::best(), others)
     }
 
-    /// [`Sieve::count_disjoint`] on `kernel`: [`Kernel::Scalar`] runs the portable loop, a
-    /// vector kernel the AVX2 build of it (where the CPU has AVX2; the portable loop otherwise).
-    pub fn count_disjoint_on(&self, kernel: Kernel, others: &[Pattern]) -> u64 {
+    /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the loop
+    /// `pairs`.
+    pub fn count_disjoint_on(&self, pairs: PairKernel, others: &[Pattern]) -> u64 {
         if self.len == 0 {
             return 0;
         }
@@ -470,25 +470,13 @@ impl Sieve {
             // no stored pattern occupies a diagonal: every pair is disjoint
             return self.len as u64 * others.len() as u64;
         }
-        #[cfg(target_arch = "x86_64")]
-        if kernel != Kernel::Scalar && vector_kernel().is_some() {
-            // SAFETY: `count_avx2` only needs AVX2 and popcnt, which `vector_kernel` found.
-            return unsafe { count_avx2(self, others) };
+        match pairs {
+            PairKernel::Scalar => count_body(self, others),
+            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2 and popcnt.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 => unsafe { count_avx2(self, others) },
         }
-        let _ = kernel;
-        count_body(self, others)
     }
-}
-
-/// The kernel the sieve runs when a vector kernel is asked for: AVX2 where the CPU has it
-/// (the AVX-512 machines too: the loop is bound by loads, not by width).
-pub fn vector_kernel() -> Option<Kernel> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
-    {
-        return Some(Kernel::Avx2);
-    }
-    None
 }
 
 /// The same loop compiled for AVX2 (the 256-bit ORs become one instruction) and popcnt.
@@ -568,7 +556,7 @@ fn for_each_bit(mut mask: u64, mut f: impl FnMut(usize)) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -613,17 +601,20 @@ mod tests {
         }
     }
 
+    /// Random patterns: a generator of `u64`s seeded with `seed`, each turned into a pattern
+    /// by `shape` (which makes them as sparse as a test needs).
+    pub(crate) fn random_patterns(seed: u64, shape: fn(u64) -> Pattern) -> impl FnMut() -> Pattern {
+        let mut random = crate::kernel::xorshift(seed);
+        move || shape(random())
+    }
+
     /// Patterns from a small generator, compared with the plain pair test.
     #[test]
     fn counts_like_the_pair_test() {
-        let mut random = crate::kernel::xorshift(0x9E37_79B9_7F4A_7C15);
-        let mut next = || {
-            let x = random();
-            Pattern {
-                main: x & x >> 9 & 0x3FFF_FFFF,
-                anti: x >> 30 & x >> 41 & 0x3FFF_FFFF,
-            }
-        };
+        let mut next = random_patterns(0x9E37_79B9_7F4A_7C15, |x| Pattern {
+            main: x & x >> 9 & 0x3FFF_FFFF,
+            anti: x >> 30 & x >> 41 & 0x3FFF_FFFF,
+        });
         let cases = [
             (0, 5),
             (1, 1),
@@ -685,7 +676,7 @@ mod tests {
 mod doc_examples {
     #[test]
     fn pattern_example() {
-        use crate::kernel::sieve::Pattern;
+        use crate::quadrant::sieve::Pattern;
         let corner = Pattern::queen(8, 0, 0);
         assert_eq!((corner.main, corner.anti), (1 << 7, 1));
         assert!(corner.disjoint(Pattern::queen(8, 1, 2)));
@@ -694,18 +685,12 @@ mod doc_examples {
 
     #[test]
     fn sieve_example() {
-        use crate::kernel::sieve::{Pattern, Sieve};
+        use crate::quadrant::sieve::{Pattern, Sieve};
         let n = 4;
         let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
         let mut sieve = Sieve::default();
         sieve.load(&side, &[]);
         // a queen on (1, 3) shares a diagonal with (0, 2) only
         assert_eq!(sieve.count_disjoint(&[Pattern::queen(n, 1, 3)]), 1);
-    }
-
-    #[test]
-    fn vector_kernel_example() {
-        use crate::kernel::{sieve, Kernel};
-        assert!(matches!(sieve::vector_kernel(), None | Some(Kernel::Avx2)));
     }
 }

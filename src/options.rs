@@ -1,0 +1,51 @@
+//! How to count, as asked for: the options of a count before they are resolved against the
+//! board and the machine (that is [`crate::settings`]).
+
+use crate::device::DeviceChoice;
+use crate::engine::EngineChoice;
+use crate::error::Error;
+use crate::kernel::KernelChoice;
+use crate::parallel;
+
+/// How to count. `Default` counts everything on all cores with the fastest engine and kernel.
+///
+/// ```
+/// use nqueens::{count, CountOptions, EngineChoice, KernelChoice};
+/// let opts = CountOptions {
+///     threads: Some(2),
+///     engine: EngineChoice::Mirror,
+///     kernel: KernelChoice::Scalar,
+///     ..CountOptions::default()
+/// };
+/// assert_eq!(count(10, &opts).unwrap().total, 724);
+/// assert_eq!(opts.resolved_threads().unwrap(), 2);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CountOptions {
+    /// Worker threads; `None` = all logical CPUs.
+    pub threads: Option<usize>,
+    /// Symmetry decomposition.
+    pub engine: EngineChoice,
+    /// Leaf search kernel.
+    pub kernel: KernelChoice,
+    /// Count fundamental solutions too.
+    pub unique: bool,
+    /// Rows enumerated into subtasks; `None` = chosen from N.
+    pub split_depth: Option<usize>,
+    /// Pin worker threads to cores (worker i on core i modulo the cores).
+    pub pin: bool,
+    /// Where the search runs.
+    pub device: DeviceChoice,
+    /// Which GPU adapters to count on (indices of [`crate::gpu_adapters`]); `None` = every
+    /// real GPU. Naming adapters implies a GPU (with [`DeviceChoice::Auto`] too).
+    pub gpus: Option<Vec<usize>>,
+    /// Bytes the quadrant engine's tables may take; `None` = half the machine's memory.
+    pub memory_limit: Option<u64>,
+}
+
+impl CountOptions {
+    /// The thread count these options resolve to.
+    pub fn resolved_threads(&self) -> Result<usize, Error> {
+        parallel::resolve_threads(self.threads)
+    }
+}

@@ -1,0 +1,259 @@
+//! The options of a count resolved once, against the board, the machine and the checkpoint
+//! it resumes: the plan, and where and how it is counted. Every decision a run takes about
+//! its engine, kernels, devices and threads is taken here, for the run, `merge --verify`,
+//! and `scale` alike.
+
+use crate::checkpoint::RunIdentity;
+use crate::device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
+use crate::engine::{Engine, EngineChoice};
+use crate::error::Error;
+use crate::options::CountOptions;
+use crate::plan::Plan;
+use crate::subtask::Kernels;
+
+/// How a run counts its plan.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// CPU worker threads.
+    pub threads: usize,
+    /// Whether they are pinned to cores.
+    pub pin: bool,
+    /// The kernels, resolved for the plan.
+    pub kernels: Kernels,
+    /// Where the plan is counted.
+    pub devices: Devices,
+    /// Bytes the quadrant engine's tables may take.
+    pub memory_limit: u64,
+}
+
+/// The GPUs a run counts on.
+#[derive(Clone, Debug)]
+pub(crate) enum Devices {
+    /// The CPU threads alone.
+    Cpu,
+    /// These GPUs, and whether the CPU threads share their subtasks.
+    #[cfg(feature = "gpu")]
+    Gpus {
+        gpus: Vec<std::sync::Arc<crate::gpu::Gpu>>,
+        share: bool,
+    },
+}
+
+impl Devices {
+    /// The devices a count of an `n`×`n` board asks for: `gpus` (adapter indices) picks
+    /// adapters and implies a GPU; `auto` takes every real GPU from [`AUTO_GPU_MIN_N`] on.
+    /// `cpu_only`: the engine runs on the CPU only (then `auto` is the CPU).
+    fn choose(
+        n: usize,
+        choice: DeviceChoice,
+        gpus: Option<&[usize]>,
+        cpu_only: bool,
+    ) -> Result<Devices, Error> {
+        if gpus.is_some() && choice == DeviceChoice::Cpu {
+            return Err(Error::GpusOnCpu);
+        }
+        let auto = choice == DeviceChoice::Auto && gpus.is_none();
+        if choice == DeviceChoice::Cpu || (auto && (cpu_only || n < AUTO_GPU_MIN_N)) {
+            return Ok(Devices::Cpu);
+        }
+        #[cfg(feature = "gpu")]
+        {
+            let share = choice != DeviceChoice::GpuOnly;
+            if auto {
+                let gpus = crate::gpu::open_real();
+                return Ok(if gpus.is_empty() {
+                    Devices::Cpu
+                } else {
+                    Devices::Gpus { gpus, share }
+                });
+            }
+            let gpus = crate::gpu::open(gpus, true)?;
+            Ok(Devices::Gpus { gpus, share })
+        }
+        #[cfg(not(feature = "gpu"))]
+        Err(Error::Failed(
+            "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
+        ))
+    }
+
+    /// Whether the count runs on a GPU.
+    pub fn has_gpu(&self) -> bool {
+        !matches!(self, Devices::Cpu)
+    }
+}
+
+/// The plan and settings of a count of an `n`×`n` board (or of the completions of
+/// `prefix`) with `opts`, resuming a run of identity `resumed` when there is one.
+///
+/// The engine `auto` takes: the engine a resumed run recorded (when it is the same run); on a
+/// GPU the full-symmetry engine; on the CPU the quadrant engine where it measured fastest
+/// (N = 14 to 20) if its tables fit the memory limit and it has the kernel asked for, unless
+/// fundamental solutions or a split depth are asked for; the full-symmetry engine otherwise
+/// (mirror halving below N = 4).
+pub(crate) fn resolve(
+    n: usize,
+    prefix: Option<&[usize]>,
+    opts: &CountOptions,
+    resumed: Option<&RunIdentity>,
+) -> Result<(Plan, Settings), Error> {
+    crate::board::check_n(n)?;
+    let mut opts = opts.clone();
+    if let Some(saved) = resumed {
+        // the same run, resumed: auto takes the engine and depth it ran (another run is
+        // refused when the checkpoint is read)
+        let same_run = saved.prefix.as_deref() == prefix && saved.unique == opts.unique;
+        if opts.engine == EngineChoice::Auto && same_run {
+            opts.engine = saved.engine.choice();
+        }
+        if saved.split_depth > 0 {
+            opts.split_depth.get_or_insert(saved.split_depth);
+        }
+    }
+    let memory_limit = opts
+        .memory_limit
+        .unwrap_or_else(crate::quadrant::default_memory_limit);
+    let cpu_only = opts.engine == EngineChoice::Quadrant;
+    let devices = Devices::choose(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
+    let engine = match opts.engine {
+        EngineChoice::Auto
+            if prefix.is_none()
+                && opts.split_depth.is_none()
+                && !opts.unique
+                && !devices.has_gpu()
+                && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
+                && crate::quadrant::auto_takes(n, memory_limit) =>
+        {
+            EngineChoice::Quadrant
+        }
+        named => named,
+    };
+    let plan = Plan::new(n, engine, prefix, opts.split_depth)?;
+    // refused here, before a run opens its checkpoint
+    if plan.quadrant_layout().is_some() {
+        if opts.unique {
+            return Err(Error::TotalsOnly(Engine::Quadrant));
+        }
+        if matches!(opts.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly) || opts.gpus.is_some() {
+            return Err(Error::CpuOnly(Engine::Quadrant));
+        }
+    }
+    let settings = settings(&plan, &opts, devices, memory_limit)?;
+    Ok((plan, settings))
+}
+
+/// The settings of a count of the given `plan` with `opts` (a plan cut by hand, or one whose
+/// subtasks `merge --verify` recounts).
+pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Error> {
+    let cpu_only = plan.quadrant_layout().is_some();
+    let devices = Devices::choose(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
+    let memory_limit = opts
+        .memory_limit
+        .unwrap_or_else(crate::quadrant::default_memory_limit);
+    settings(plan, opts, devices, memory_limit)
+}
+
+fn settings(
+    plan: &Plan,
+    opts: &CountOptions,
+    devices: Devices,
+    memory_limit: u64,
+) -> Result<Settings, Error> {
+    let threads = match &devices {
+        // a core for each GPU's feeder thread, which cuts its items
+        #[cfg(feature = "gpu")]
+        Devices::Gpus { gpus, .. } if opts.threads.is_none() => {
+            opts.resolved_threads()?.saturating_sub(gpus.len()).max(1)
+        }
+        _ => opts.resolved_threads()?,
+    };
+    Ok(Settings {
+        threads,
+        pin: opts.pin,
+        kernels: Kernels::resolve(plan, opts.kernel)?,
+        devices,
+        memory_limit,
+    })
+}
+
+impl CountOptions {
+    /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
+    /// It depends on N, the engine, the prefix and the split depth, never on the threads.
+    ///
+    /// `auto` runs the full-symmetry engine on a GPU when the count uses one (see
+    /// [`DeviceChoice::Auto`]); otherwise the quadrant engine where it measured fastest on the
+    /// CPU (N = 14 to 20) and its tables fit the memory limit, unless fundamental solutions or
+    /// a split depth are asked for. So the plan of `auto` depends on whether the machine has a
+    /// GPU: shards of one run made on machines of both kinds are refused by merge (name the
+    /// engine for such a cluster).
+    ///
+    /// ```
+    /// use nqueens::CountOptions;
+    /// let plan = CountOptions::default().plan(16, None).unwrap();
+    /// assert_eq!(plan.engine().name(), "quadrant");
+    /// // a memory limit the quadrant engine's tables do not fit: the full-symmetry engine
+    /// let tight = CountOptions { memory_limit: Some(1 << 20), ..CountOptions::default() };
+    /// assert_eq!(tight.plan(16, None).unwrap().engine().name(), "d4");
+    /// ```
+    pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
+        Ok(resolve(n, prefix, self, None)?.0)
+    }
+}
+
+/// The GPU adapter `--device gpu` would use first, if any (for tests and CI logs).
+///
+/// ```
+/// // on a machine without a GPU (or a build without the gpu feature) this is None
+/// let _ = nqueens::probe_gpu();
+/// ```
+pub fn probe_gpu() -> Option<String> {
+    #[cfg(feature = "gpu")]
+    {
+        crate::gpu::open(None, true)
+            .ok()
+            .and_then(|g| g.first().map(|g| g.describe()))
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        None
+    }
+}
+
+/// The machine's GPU adapters, numbered for `--gpus` (none in a build without the gpu
+/// feature).
+///
+/// ```
+/// // every adapter has a name; lavapipe and WARP are software ones
+/// for a in nqueens::gpu_adapters() {
+///     assert!(!a.name.is_empty());
+/// }
+/// ```
+pub fn gpu_adapters() -> Vec<Adapter> {
+    #[cfg(feature = "gpu")]
+    {
+        crate::gpu::adapters()
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_takes_the_cpu_for_small_boards_and_cpu_only_engines() {
+        // no GPU is opened for these, whatever the machine has
+        let cpu = |n, choice, cpu_only| {
+            matches!(Devices::choose(n, choice, None, cpu_only), Ok(Devices::Cpu))
+        };
+        assert!(cpu(AUTO_GPU_MIN_N - 1, DeviceChoice::Auto, false));
+        assert!(cpu(32, DeviceChoice::Auto, true));
+        assert!(cpu(32, DeviceChoice::Cpu, false));
+        assert_eq!(
+            Devices::choose(8, DeviceChoice::Cpu, Some(&[0]), false).unwrap_err(),
+            Error::GpusOnCpu
+        );
+    }
+}
