@@ -201,7 +201,12 @@ impl Checkpoint {
             .truncate(false)
             .write(true)
             .open(&lock_name)
-            .map_err(|e| fail(format!("cannot be written: {e}")))?;
+            .map_err(|e| {
+                fail(format!(
+                    "its lock file {} cannot be opened: {e}",
+                    Path::new(&lock_name).display()
+                ))
+            })?;
         match lock.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
@@ -211,8 +216,10 @@ impl Checkpoint {
             }
             Err(fs::TryLockError::Error(e)) => return Err(fail(format!("cannot be locked: {e}"))),
         }
-        tempfile::NamedTempFile::new_in(&dir)
-            .map_err(|e| fail(format!("cannot be written: {e}")))?;
+        temporary(&resolved, &dir).map_err(|e| fail(format!("cannot be written: {e}")))?;
+        // only the lock holder writes temporary files for this checkpoint: any left are
+        // from a run killed while saving
+        remove_stale_temporaries(&resolved, &dir);
         let saved = read_body(&resolved)?;
         Ok(Checkpoint {
             path: resolved,
@@ -291,7 +298,7 @@ impl Checkpoint {
         let json = serde_json::to_string(&body).expect("checkpoint bodies always serialise");
         let text = format!("{json}\ncrc32 {:08x}\n", crc32fast::hash(json.as_bytes()));
         let fail = |e: std::io::Error| checkpoint_error(&self.path, format!("cannot write: {e}"));
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(fail)?;
+        let mut tmp = temporary(&self.path, &self.dir).map_err(fail)?;
         tmp.write_all(text.as_bytes()).map_err(fail)?;
         tmp.as_file().sync_all().map_err(fail)?;
         tmp.persist(&self.path).map_err(|e| fail(e.error))?;
@@ -444,6 +451,44 @@ fn describe(run: &RunIdentity) -> String {
             None => String::new(),
         }
     )
+}
+
+/// Random characters at the end of a temporary file's name (`FILE.tmpXXXXXX`).
+const TEMPORARY_RANDOM: usize = 6;
+
+/// The prefix of the temporary files a save of checkpoint `path` writes: `FILE.tmp`.
+fn temporary_prefix(path: &Path) -> std::ffi::OsString {
+    let mut prefix = path.file_name().unwrap_or_default().to_owned();
+    prefix.push(".tmp");
+    prefix
+}
+
+/// A fresh temporary file `FILE.tmpXXXXXX` beside checkpoint `path` (removed when dropped).
+fn temporary(path: &Path, dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(&temporary_prefix(path))
+        .rand_bytes(TEMPORARY_RANDOM)
+        .tempfile_in(dir)
+}
+
+/// Removes the temporary files of checkpoint `path` that a killed run left in `dir`. Best
+/// effort: a file that cannot be removed is left.
+fn remove_stale_temporaries(path: &Path, dir: &Path) {
+    let prefix = temporary_prefix(path);
+    let prefix = prefix.as_encoded_bytes();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.as_encoded_bytes();
+        let ours = name.len() == prefix.len() + TEMPORARY_RANDOM
+            && name.starts_with(prefix)
+            && name[prefix.len()..].iter().all(u8::is_ascii_alphanumeric);
+        if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn checkpoint_error(path: &Path, reason: String) -> Error {

@@ -135,6 +135,10 @@ pub struct MergeArgs {
     /// Recount K randomly chosen subtasks of every shard and refuse on any difference.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     pub verify: Option<u64>,
+    /// Add up shard records that carry no per-subtask parts on their totals alone (they are
+    /// refused otherwise: nothing checks such a total).
+    #[arg(long)]
+    pub trust_totals: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }

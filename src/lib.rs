@@ -10,7 +10,7 @@
 //!
 //! Rows are placed top to bottom; occupied columns and both diagonal directions are `u64`
 //! bitmasks. The first rows are enumerated into independent subtasks with stable ids (a
-//! [`Plan`]), which a rayon pool counts with a sequential kernel ([`Kernel`]). Every count
+//! [`Plan`]), which worker threads count with a sequential kernel ([`Kernel`]). Every count
 //! runs one pipeline ([`run()`]: plan, shard, resume, execute, collect) whose execution seam is
 //! a CPU pool or a GPU with CPU threads beside it. Symmetry cuts the work: mirror halving of
 //! the first row, or the full 8-fold symmetry of the square ([`Engine`]). Totals are `u128`.
@@ -66,12 +66,12 @@ pub use error::Error;
 pub use found::Found;
 pub use kernel::{Kernel, KernelChoice};
 pub use list::{ListOptions, Lister};
-pub use merge::{merge, read_records, verify};
+pub use merge::{merge, read_records, verify, MergeOptions};
 pub use options::CountOptions;
 pub use parallel::MAX_THREADS;
 pub use plan::{Plan, Subtask};
 pub use render::Format;
-pub use run::{run, Hooks, Progress, RunOutcome, RunSettings, SaveFailed};
+pub use run::{run, Hooks, Progress, RunOutcome, RunSettings, SaveFailed, StopSaved};
 pub use settings::{gpu_adapters, probe_gpu};
 pub use shard::Shard;
 pub use solution::{solutions, Solution, Solutions};

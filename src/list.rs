@@ -22,6 +22,9 @@ use std::io::{self, Write};
 const BACKTRACK_BUDGET: u64 = 1 << 17;
 /// Bytes of output a subtask may hold before it waits for its turn to be written.
 const BUFFER_CAP: usize = 1 << 18;
+/// The most subtasks in the window, four per thread: also the most threads a listing starts
+/// (more would only wait, and idle threads cost every round).
+const MAX_WINDOW: usize = 256;
 
 /// What to list and how.
 ///
@@ -72,7 +75,7 @@ impl Lister {
     /// Checks the options and prepares the subtasks for an `n`×`n` board.
     pub fn new(n: usize, opts: &ListOptions) -> Result<Lister, Error> {
         check_n(n)?;
-        let threads = parallel::resolve_threads(opts.threads)?;
+        let threads = parallel::resolve_threads(opts.threads)?.min(MAX_WINDOW);
         let plan = Rows::build(n, frames(n, EngineChoice::Auto, Some(&[]))?, None)?;
         Ok(Lister {
             plan,
@@ -86,7 +89,7 @@ impl Lister {
     pub fn write_to<W: Write>(&self, out: &mut W) -> io::Result<u64> {
         let n = self.plan.n();
         let limit = self.opts.limit.unwrap_or(u64::MAX);
-        let window = (4 * self.threads).clamp(4, 256);
+        let window = (4 * self.threads).clamp(4, MAX_WINDOW);
         // A canonical form never starts right of the middle (its mirror image would be smaller).
         let useful =
             |id: &usize| !self.opts.unique || 2 * self.plan.subtask(*id).prefix[0] < n as u8;

@@ -15,7 +15,6 @@ use nqueens::Shard;
 use nqueens::{run as run_count, Hooks, RunSettings};
 use progress::Progress;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -52,8 +51,17 @@ fn clap_exit(e: clap::Error) -> ExitCode {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 })
+            if e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::from(EXIT_USAGE);
+            }
+            // help and version are the program's output: a stdout that cannot take them fails
+            let text = e.render().to_string();
+            let mut out = io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => report_error(&e.into()),
+            }
         }
         _ => {
             say!("nqueens: {}", usage_line(&e));
@@ -78,7 +86,7 @@ fn usage_line(e: &clap::Error) -> String {
             line = format!("missing required argument {missing}");
         }
     }
-    if let Some(valid) = strings(ContextKind::ValidValue) {
+    if let Some(valid) = strings(ContextKind::ValidValue).filter(|v| !v.is_empty()) {
         line.push_str(&format!("; allowed values: {valid}"));
     }
     if let Some(similar) = strings(ContextKind::SuggestedArg) {
@@ -146,7 +154,7 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
         say!("nqueens: scale: adding a 1-thread run, the baseline of every speedup");
     }
     if let Some(path) = &args.plot {
-        check_writable(path)?;
+        plot::check_writable(path)?;
     }
     let report = scale::measure(
         args.n,
@@ -155,11 +163,7 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
         args.repeat as usize,
         |t, run, secs| say!("threads={t} run={run} {secs:.3}s"),
     )?;
-    if let Some(path) = &args.plot {
-        let svg = plot::svg(&report)?;
-        std::fs::write(path, svg)
-            .map_err(|e| Error::Failed(format!("cannot write {}: {e}", path.display())))?;
-    }
+    // the table first: what was measured is printed whatever becomes of the plot
     let text = match args.format {
         ScaleFormat::Table => scale_out::to_table(&report.rows),
         ScaleFormat::Csv => scale_out::to_csv(&report.rows),
@@ -169,28 +173,14 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
+    if let Some(path) = &args.plot {
+        plot::write(path, &plot::svg(&report)?)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Fails (exit 1) unless `path` can be written, without changing an existing file.
-fn check_writable(path: &Path) -> Result<()> {
-    let fail = |e: io::Error| Error::Failed(format!("cannot write {}: {e}", path.display()));
-    if path.exists() {
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(fail)?;
-    } else {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    }
-    Ok(())
-}
-
 fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    exit_on_signal()?;
     let mut records = Vec::new();
     for path in &args.files {
         let name = path.display().to_string();
@@ -210,7 +200,10 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
         };
         records.extend(found);
     }
-    let merged = nqueens::merge(&records)?;
+    let options = nqueens::MergeOptions {
+        trust_totals: args.trust_totals,
+    };
+    let merged = nqueens::merge(&records, &options)?;
     if let Some(k) = args.verify {
         let opts = nqueens::CountOptions {
             threads: args.search.threads,
@@ -253,16 +246,20 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
-/// For commands with nothing to save: SIGINT and SIGTERM end the process at once with the
-/// contract's exit code 130.
+/// For commands with nothing to save: the first SIGINT or SIGTERM (also one the shell had
+/// set to be ignored, as for a background job) ends the process at once with the message and
+/// exit code of the signal contract.
 fn exit_on_signal() -> Result<()> {
     #[cfg(unix)]
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(
-            signal,
-            EXIT_INTERRUPTED as i32,
-            Arc::new(AtomicBool::new(true)),
-        )?;
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                say!("nqueens: interrupted");
+                std::process::exit(EXIT_INTERRUPTED.into());
+            }
+        });
     }
     Ok(())
 }
@@ -301,10 +298,12 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
         None => None,
     };
+    // one shard of one is the whole count: no shard identity, no shard note
     let chosen_shard = match args.shard {
         Some(s) => Some(s),
         None => Shard::from_env(|name| std::env::var(name).ok())?,
-    };
+    }
+    .filter(|s| s.count > 1);
     let settings = RunSettings {
         shard: chosen_shard.unwrap_or(Shard::WHOLE),
         checkpoint: args.checkpoint.clone(),
@@ -318,10 +317,29 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         }
     };
     let save_failed = |e: &Error| say!("nqueens: {e}; trying again at the next save");
+    let interrupted = match &args.checkpoint {
+        Some(path) => format!(
+            "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
+            path.display()
+        ),
+        None => "nqueens: interrupted".into(),
+    };
+    // Stopped, a run waits for its workers to leave their subtasks: microseconds each, but
+    // thousands of threads on a few cores take longer than the contract's 100 ms. So the
+    // process ends as soon as nothing is left to save: at once without a checkpoint, and
+    // right after the save that follows the stop with one.
+    let end_now = || {
+        say!("{interrupted}");
+        std::process::exit(EXIT_INTERRUPTED.into());
+    };
+    if args.checkpoint.is_none() {
+        exit_on_signal()?;
+    }
     let hooks = Hooks {
         cancel: Some(&cancel),
         progress: Some(&report),
         on_save_error: Some(&save_failed),
+        on_stop_saved: Some(&end_now),
     };
     let outcome = run_count(&settings, &hooks);
     if let Some(bar) = &bar {
@@ -329,14 +347,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     }
     let outcome = match outcome {
         Err(Error::Interrupted) => {
-            let saved = match &args.checkpoint {
-                Some(path) => format!(
-                    "; finished subtasks are saved in {}: run the same command to resume",
-                    path.display()
-                ),
-                None => String::new(),
-            };
-            say!("nqueens: interrupted{saved}");
+            say!("{interrupted}");
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         other => other?,

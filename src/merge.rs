@@ -21,19 +21,36 @@ pub const MAX_RECORD_BYTES: usize = 64 << 20;
 /// Missing shards named in a message before the rest are only counted.
 const NAMED_MISSING: usize = 8;
 
+/// How far [`merge`] trusts what records say of themselves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MergeOptions {
+    /// Add up shards that carry no per-subtask parts (written by hand or by another program)
+    /// on their totals alone. Off: such a shard is refused, since nothing checks its total.
+    pub trust_totals: bool,
+}
+
 /// Merges shard records (each with the name of where it came from, for messages).
 ///
+/// A shard of several (`shard.count` > 1) must carry its per-subtask `parts`, which must add
+/// up to its totals, unless `options.trust_totals`. Whatever the options, no part may reach
+/// 2^64 (a subtask is counted in 64 bits) and no unique count may exceed its total.
 /// ```
-/// use nqueens::merge;
+/// use nqueens::{merge, MergeOptions};
 /// use nqueens::export::count::CountRecord;
 /// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":3,"plan_subtasks":6,"split_depth":2,"plan_digest":"0badcafe","nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i);
 /// let records: Vec<(String, CountRecord)> = (0..2)
 ///     .map(|i| (format!("shard{i}"), serde_json::from_str(&line(i)).unwrap()))
 ///     .collect();
-/// assert_eq!(merge(&records).unwrap().total, "92");
-/// assert!(merge(&records[..1]).is_err()); // shard 1 is missing
+/// // these records carry no per-subtask parts: refused unless their totals are trusted
+/// assert!(merge(&records, &MergeOptions::default()).is_err());
+/// let trusting = MergeOptions { trust_totals: true };
+/// assert_eq!(merge(&records, &trusting).unwrap().total, "92");
+/// assert!(merge(&records[..1], &trusting).is_err()); // shard 1 is missing
 /// ```
-pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
+pub fn merge(
+    records: &[(String, CountRecord)],
+    options: &MergeOptions,
+) -> Result<CountRecord, Error> {
     let (first_name, first) = records
         .first()
         .ok_or_else(|| Error::Merge("no shard results given".into()))?;
@@ -41,7 +58,7 @@ pub fn merge(records: &[(String, CountRecord)]) -> Result<CountRecord, Error> {
     let mut seen: BTreeMap<usize, &str> = BTreeMap::new();
     let mut sum = Sums::default();
     for (name, r) in records {
-        check_record(name, r)?;
+        check_record(name, r, options)?;
         same_run(name, r, first_name, first)?;
         let shard = shard_of(name, r)?;
         if shard.count != count {
@@ -133,8 +150,9 @@ fn differ(name: &str, what: &str, first_name: &str) -> Error {
     ))
 }
 
-/// The checks one record passes on its own: format, identity present, parts that add up.
-fn check_record(name: &str, r: &CountRecord) -> Result<(), Error> {
+/// The checks one record passes on its own: format, identity present, counts nqueens could
+/// have written, parts that add up.
+fn check_record(name: &str, r: &CountRecord, options: &MergeOptions) -> Result<(), Error> {
     let bad = |what: String| Error::Merge(format!("{name}: {what}"));
     if r.schema_version != SCHEMA_VERSION {
         return Err(bad(format!(
@@ -156,6 +174,15 @@ fn check_record(name: &str, r: &CountRecord) -> Result<(), Error> {
             shard.len(r.plan_subtasks)
         )));
     }
+    if let Some(unique) = &r.unique {
+        not_above_total(name, "", number(name, "unique", unique)?, &r.total)?;
+    }
+    if r.parts.is_none() && shard.count > 1 && !options.trust_totals {
+        return Err(bad(format!(
+            "shard {shard} has no per-subtask parts, so nothing checks its total; count it \
+             again with --json, or pass --trust-totals to add it up on its word"
+        )));
+    }
     if let Some(parts) = &r.parts {
         let check = |field: &str, list: &[String], whole: &str| -> Result<(), Error> {
             if list.len() != r.subtasks {
@@ -166,10 +193,16 @@ fn check_record(name: &str, r: &CountRecord) -> Result<(), Error> {
                 )));
             }
             let mut sum = 0u128;
-            for v in list {
-                sum = sum
-                    .checked_add(number(name, field, v)?)
-                    .ok_or_else(|| overflow(name, field))?;
+            for (k, v) in list.iter().enumerate() {
+                let part = number(name, field, v)?;
+                if part > u128::from(u64::MAX) {
+                    return Err(bad(format!(
+                        "{field} part {v} of subtask {} is not below 2^64: no subtask has that \
+                         many solutions (nqueens counts one in 64 bits)",
+                        shard.global(k)
+                    )));
+                }
+                sum = sum.checked_add(part).ok_or_else(|| overflow(name, field))?;
             }
             if sum != number(name, field, whole)? {
                 return Err(bad(format!(
@@ -180,7 +213,13 @@ fn check_record(name: &str, r: &CountRecord) -> Result<(), Error> {
         };
         check("total", &parts.total, &r.total)?;
         match (&parts.unique, &r.unique) {
-            (Some(list), Some(whole)) => check("unique", list, whole)?,
+            (Some(list), Some(whole)) => {
+                check("unique", list, whole)?;
+                for (k, (u, t)) in list.iter().zip(&parts.total).enumerate() {
+                    let of = format!(" of subtask {}", shard.global(k));
+                    not_above_total(name, &of, number(name, "unique", u)?, t)?;
+                }
+            }
             (None, None) => {}
             _ => return Err(bad("unique parts do not match the unique count".into())),
         }
@@ -222,6 +261,17 @@ fn same_run(
         Some((_, what)) => Err(differ(name, what, first_name)),
         None => Ok(()),
     }
+}
+
+/// Refuses a unique count above its total (`what` names a part, or is empty for the record).
+fn not_above_total(name: &str, what: &str, unique: u128, total: &str) -> Result<(), Error> {
+    if unique > number(name, "total", total)? {
+        return Err(Error::Merge(format!(
+            "{name}: unique {unique}{what} is more than its total {total}: every fundamental \
+             solution is a solution"
+        )));
+    }
+    Ok(())
 }
 
 fn number(name: &str, field: &str, v: &str) -> Result<u128, Error> {
@@ -348,7 +398,8 @@ pub fn verify(
 ) -> Result<(), Error> {
     let mut rng = SplitMix(seed);
     for (name, r) in records {
-        check_record(name, r)?;
+        // a record without parts is refused below, with the reason that matters here
+        check_record(name, r, &MergeOptions { trust_totals: true })?;
         let bad = |what: String| Error::Merge(format!("{name}: {what}"));
         let parts = r.parts.as_ref().ok_or_else(|| {
             bad("has no per-subtask parts to verify (only runs of one shard record them)".into())

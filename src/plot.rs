@@ -1,7 +1,10 @@
-//! `scale --plot`: the speedup curve as an SVG document.
+//! `scale --plot`: the speedup curve as an SVG document, and writing it to its file.
 
 use nqueens::scale::ScaleReport;
 use nqueens::Error;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// Draws speedup against threads, with the ideal line, as an SVG document.
 pub fn svg(report: &ScaleReport) -> Result<String, Error> {
@@ -73,4 +76,100 @@ pub fn svg(report: &ScaleReport) -> Result<String, Error> {
         root.present().map_err(|e| fail(&e))?;
     }
     Ok(svg)
+}
+
+/// Where a plot goes. A regular file (or none yet) is replaced whole, through a temporary
+/// file beside it and a rename, so that a full disk or a kill leaves the earlier plot intact;
+/// anything else (a device such as /dev/stdout, a pipe) is written straight to, never
+/// renamed over.
+enum Target {
+    Replace { file: PathBuf, dir: PathBuf },
+    Straight(PathBuf),
+}
+
+fn target(path: &Path) -> Target {
+    // a symbolic link stays: the file it names is replaced
+    let file = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    match fs::metadata(&file) {
+        Ok(m) if !m.is_file() => Target::Straight(file),
+        _ => {
+            let dir = match file.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            Target::Replace { file, dir }
+        }
+    }
+}
+
+/// A fresh temporary file `FILE.tmpXXXXXX` beside `file`, removed when dropped.
+fn temporary(file: &Path, dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut prefix = file.file_name().unwrap_or_default().to_owned();
+    prefix.push(".tmp");
+    tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)
+}
+
+fn cannot_write(path: &Path, e: std::io::Error) -> Error {
+    Error::Failed(format!("cannot write the plot {}: {e}", path.display()))
+}
+
+/// Fails unless a plot can be written at `path`, changing nothing there: checked before the
+/// measurements, which can take an hour.
+pub fn check_writable(path: &Path) -> Result<(), Error> {
+    let fail = |e| cannot_write(path, e);
+    match target(path) {
+        Target::Straight(device) => {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .open(device)
+                .map_err(fail)?;
+            // an empty write: a device that takes nothing (/dev/full) refuses even that
+            f.write(&[]).map_err(fail)?;
+        }
+        Target::Replace { file, dir } => {
+            temporary(&file, &dir).map_err(fail)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `svg` to `path` (see [`Target`]).
+pub fn write(path: &Path, svg: &str) -> Result<(), Error> {
+    let fail = |e| cannot_write(path, e);
+    match target(path) {
+        Target::Straight(device) => {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .open(device)
+                .map_err(fail)?;
+            f.write_all(svg.as_bytes()).map_err(fail)?;
+            f.flush().map_err(fail)?;
+        }
+        Target::Replace { file, dir } => {
+            let mut tmp = temporary(&file, &dir).map_err(fail)?;
+            // the replacement keeps the old file's permissions (a new one is world-readable)
+            let permissions = match fs::metadata(&file) {
+                Ok(m) => Some(m.permissions()),
+                Err(_) => new_file_permissions(),
+            };
+            if let Some(p) = permissions {
+                tmp.as_file().set_permissions(p).map_err(fail)?;
+            }
+            tmp.write_all(svg.as_bytes()).map_err(fail)?;
+            tmp.as_file().sync_all().map_err(fail)?;
+            tmp.persist(&file).map_err(|e| fail(e.error))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn new_file_permissions() -> Option<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> Option<fs::Permissions> {
+    None
 }

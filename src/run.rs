@@ -35,6 +35,12 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 /// A callback type, like [`Progress`]: called with the failed save's error.
 pub type SaveFailed<'a> = &'a (dyn Fn(&Error) + Sync);
 
+/// Told that a stopped run's checkpoint holds what was finished: see [`Hooks::on_stop_saved`].
+pub type StopSaved<'a> = &'a (dyn Fn() + Sync);
+
+/// How often the checkpoint saver looks at the stop flag between saves.
+const STOP_LOOK: Duration = Duration::from_millis(10);
+
 /// What to count, validated by [`run`] before any work.
 ///
 /// ```
@@ -125,6 +131,10 @@ pub struct Hooks<'a> {
     pub progress: Option<Progress<'a>>,
     /// Reports of failed saves during the run.
     pub on_save_error: Option<SaveFailed<'a>>,
+    /// Called once a stop was asked for and the checkpoint saved what was finished by then
+    /// (runs with a checkpoint only), before the workers are waited for: a program that must
+    /// end at once may end here, losing nothing but the subtasks in flight.
+    pub on_stop_saved: Option<StopSaved<'a>>,
 }
 
 /// What a finished run found.
@@ -203,7 +213,9 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     }
     // execute (the time counts from here: opening builds the quadrant engine's tables)
     let start = Instant::now();
-    let executor = execute::open(&plan, &resolved)?;
+    let never = AtomicBool::new(false);
+    let cancel = hooks.cancel.unwrap_or(&never);
+    let executor = execute::open(&plan, &resolved, todo.len(), cancel)?;
     let finished = AtomicUsize::new(resumed);
     let inbox = Mutex::new(Inbox::default());
     let on_done = |id: usize, found: Found| {
@@ -215,8 +227,6 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
             progress(finished.fetch_add(1, Ordering::Relaxed) + 1, shard_len);
         }
     };
-    let never = AtomicBool::new(false);
-    let cancel = hooks.cancel.unwrap_or(&never);
     let job = Job {
         plan: &plan,
         ids: &todo,
@@ -231,15 +241,31 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
             let (stop, stopped) = mpsc::channel::<()>();
             let (inbox, done, identity) = (&inbox, &mut done, &identity);
             let saver = scope.spawn(move || {
-                // wakes once per interval, whatever the number of subtasks finished
-                while let Err(mpsc::RecvTimeoutError::Timeout) =
-                    stopped.recv_timeout(settings.save_every)
-                {
+                // saves once per interval, whatever the number of subtasks finished, and once
+                // as soon as a stop is asked for
+                let save = |done: &mut DoneSet| {
                     drain(inbox, done);
-                    if let Err(e) = file.save(identity, done) {
-                        if let Some(report) = hooks.on_save_error {
-                            report(&e);
+                    let saved = file.save(identity, done);
+                    if let (Err(e), Some(report)) = (&saved, hooks.on_save_error) {
+                        report(e);
+                    }
+                    saved.is_ok()
+                };
+                let mut last = Instant::now();
+                let mut stop_saved = false;
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(STOP_LOOK.min(settings.save_every))
+                {
+                    if !stop_saved && cancel.load(Ordering::Relaxed) {
+                        stop_saved = true;
+                        if save(done) {
+                            if let Some(saved) = hooks.on_stop_saved {
+                                saved();
+                            }
                         }
+                    } else if last.elapsed() >= settings.save_every {
+                        save(done);
+                        last = Instant::now();
                     }
                 }
             });
@@ -288,13 +314,15 @@ pub(crate) fn recount(
     options: &CountOptions,
 ) -> Result<(Counts, Vec<Found>), Error> {
     let start = Instant::now();
-    let executor = execute::open(plan, &crate::settings::for_plan(plan, options)?)?;
+    let never = AtomicBool::new(false);
+    let settings = crate::settings::for_plan(plan, options)?;
+    let executor = execute::open(plan, &settings, ids.len(), &never)?;
     let found: Mutex<Vec<(usize, Found)>> = Mutex::new(Vec::with_capacity(ids.len()));
     let executed = executor.execute(Job {
         plan,
         ids,
         unique: options.unique,
-        cancel: &AtomicBool::new(false),
+        cancel: &never,
         done: &|id, f| lock(&found).push((id, f)),
     })?;
     let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());

@@ -1,15 +1,15 @@
-//! The CPU executor: a rayon pool work-stealing subtasks one at a time, each counted by a
-//! sequential kernel.
+//! The CPU executor: worker threads taking subtasks one at a time, in id order, each counted
+//! by a sequential kernel.
 
 use super::{Executed, Executor, Facts, Job};
 use crate::error::Error;
+use crate::parallel::Workers;
 use crate::subtask::Kernels;
-use rayon::prelude::*;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Rayon threads and the CPU kernels.
+/// Worker threads and the CPU kernels.
 pub(crate) struct Cpu {
-    pub pool: rayon::ThreadPool,
+    pub workers: Workers,
     pub kernels: Kernels,
 }
 
@@ -22,29 +22,37 @@ impl Executor for Cpu {
             cancel,
             done,
         } = job;
-        let finished: Option<usize> = self.pool.install(|| {
-            ids.par_iter()
-                .with_max_len(1)
-                .map(|&id| {
-                    if cancel.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let found = crate::subtask::count(plan, id, unique, self.kernels, cancel)?;
-                    done(id, found);
-                    Some(1)
-                })
-                .sum()
-        });
-        // a skipped subtask makes the sum None: only then was the run cut short
-        finished
-            .map(|_| Executed::default())
-            .ok_or(Error::Interrupted)
+        let next = AtomicUsize::new(0);
+        let counted = self.workers.at_most(ids.len()).run(|_| {
+            let mut counted = 0usize;
+            loop {
+                let _turn = self.workers.turn();
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Some(&id) = ids.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let Some(found) = crate::subtask::count(plan, id, unique, self.kernels, cancel)
+                else {
+                    break;
+                };
+                done(id, found);
+                counted += 1;
+            }
+            counted
+        })?;
+        // a subtask left uncounted means the run was cut short
+        if counted.iter().sum::<usize>() < ids.len() {
+            return Err(Error::Interrupted);
+        }
+        Ok(Executed::default())
     }
 
     fn facts(&self) -> Facts {
         Facts {
             kernel: self.kernels.reported(),
-            threads: self.pool.current_num_threads(),
+            threads: self.workers.count(),
             device: "cpu".into(),
         }
     }

@@ -8,9 +8,9 @@ use crate::gpu::items::{kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
 use crate::gpu::{Flight, Gpu, ItemCount};
 use crate::kernel::Chosen;
+use crate::parallel::Workers;
 use crate::plan::Rows;
 use crate::subtask::{count_raw, Kernels, Raw};
-use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,12 +26,12 @@ const MOST_ITEMS: usize = 1 << 23;
 const FAST: Duration = Duration::from_millis(50);
 const SLOW: Duration = Duration::from_millis(250);
 
-/// GPUs and a rayon pool.
+/// GPUs and CPU worker threads.
 pub(crate) struct WithGpu {
     pub gpus: Vec<Arc<Gpu>>,
     /// Whether the CPU threads also take the GPUs' subtasks (from the back of the list).
     pub share: bool,
-    pub pool: rayon::ThreadPool,
+    pub workers: Workers,
     pub kernels: Kernels,
     /// Node count at which the kernel gives an item up to the CPU
     /// ([`crate::gpu::DROPPED`]; lower in tests, to exercise the CPU's recount).
@@ -133,6 +133,7 @@ impl Executor for WithGpu {
                 .collect();
             (fed, on_cpu)
         });
+        let on_cpu = on_cpu?;
         let mut executed = Executed::default();
         for f in fed {
             let f = f?;
@@ -151,7 +152,7 @@ impl Executor for WithGpu {
     fn facts(&self) -> Facts {
         Facts {
             kernel: self.kernels.reported(),
-            threads: self.pool.current_num_threads(),
+            threads: self.workers.count(),
             device: describe(&self.gpus),
         }
     }
@@ -160,50 +161,49 @@ impl Executor for WithGpu {
 impl WithGpu {
     /// The CPU threads: the subtasks no GPU takes, then (when sharing) the GPUs' from the
     /// back of their list. Returns how many they counted.
-    fn cpu_side(&self, job: Job, accel: &[usize], cpu_only: &[usize], list: &List) -> usize {
+    fn cpu_side(
+        &self,
+        job: Job,
+        accel: &[usize],
+        cpu_only: &[usize],
+        list: &List,
+    ) -> Result<usize, Error> {
         let next = AtomicUsize::new(0);
-        let workers = self.pool.current_num_threads();
-        self.pool.install(|| {
-            (0..workers)
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|_| {
-                    let (mut counted, mut shared, mut secs) = (0usize, 0u32, 0.0);
-                    while !job.cancel.load(Ordering::Relaxed) {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let (id, from_list) = match cpu_only.get(k) {
-                            Some(&id) => (id, false),
-                            None if self.share => {
-                                let per = (shared > 0).then(|| secs / f64::from(shared));
-                                match list.take_back(per) {
-                                    Some(k) => (accel[k], true),
-                                    None => break,
-                                }
-                            }
+        let counted = self.workers.run(|_| {
+            let (mut counted, mut shared, mut secs) = (0usize, 0u32, 0.0);
+            loop {
+                let _turn = self.workers.turn();
+                if job.cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let (id, from_list) = match cpu_only.get(k) {
+                    Some(&id) => (id, false),
+                    None if self.share => {
+                        let per = (shared > 0).then(|| secs / f64::from(shared));
+                        match list.take_back(per) {
+                            Some(k) => (accel[k], true),
                             None => break,
-                        };
-                        let started = Instant::now();
-                        let counts = crate::subtask::count(
-                            job.plan,
-                            id,
-                            job.unique,
-                            self.kernels,
-                            job.cancel,
-                        );
-                        let Some(found) = counts else {
-                            break;
-                        };
-                        if from_list {
-                            shared += 1;
-                            secs += started.elapsed().as_secs_f64();
                         }
-                        (job.done)(id, found);
-                        counted += 1;
                     }
-                    counted
-                })
-                .sum()
-        })
+                    None => break,
+                };
+                let started = Instant::now();
+                let counts =
+                    crate::subtask::count(job.plan, id, job.unique, self.kernels, job.cancel);
+                let Some(found) = counts else {
+                    break;
+                };
+                if from_list {
+                    shared += 1;
+                    secs += started.elapsed().as_secs_f64();
+                }
+                (job.done)(id, found);
+                counted += 1;
+            }
+            counted
+        })?;
+        Ok(counted.into_iter().sum())
     }
 }
 
@@ -420,17 +420,17 @@ mod tests {
         // mirror's --unique stays on the CPU; d4's tie frames are classified on the GPU
         for (engine, unique) in [(EngineChoice::Mirror, false), (EngineChoice::D4, true)] {
             let plan = Plan::new(13, engine, None, Some(2)).unwrap();
-            let pool = || crate::parallel::pool(1, false).unwrap();
+            let workers = || crate::parallel::Workers::new(1, false).unwrap();
             let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Scalar).unwrap();
             let cpu = super::super::cpu::Cpu {
-                pool: pool(),
+                workers: workers(),
                 kernels,
             };
             // given up past 64 nodes: most items go back to the CPU
             let gpu = WithGpu {
                 gpus: gpus.clone(),
                 share: false,
-                pool: pool(),
+                workers: workers(),
                 kernels,
                 drop_at: 64,
             };

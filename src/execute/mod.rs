@@ -12,6 +12,7 @@ mod gpu;
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::Kernel;
+use crate::parallel::Workers;
 use crate::plan::Plan;
 use crate::settings::{Devices, Settings};
 use std::sync::atomic::AtomicBool;
@@ -80,23 +81,34 @@ pub(crate) struct Facts {
     pub device: String,
 }
 
-/// Opens the executor `settings` name for `plan`: CPU threads with the chosen kernel, or GPUs
-/// with CPU threads beside them. The quadrant engine's tables are built here (on the CPU
-/// threads, within the memory limit).
-pub(crate) fn open(plan: &Plan, settings: &Settings) -> Result<Box<dyn Executor>, Error> {
-    let pool = crate::parallel::pool(settings.threads, settings.pin)?;
+/// Opens the executor `settings` name for `plan`, to count `subtasks` subtasks: CPU threads
+/// with the chosen kernel (never more threads than subtasks: an idle worker still costs),
+/// or GPUs with CPU threads beside them. The quadrant engine's tables are built here (on the
+/// CPU threads, within the memory limit); `cancel` stops the build ([`Error::Interrupted`]).
+pub(crate) fn open(
+    plan: &Plan,
+    settings: &Settings,
+    subtasks: usize,
+    cancel: &AtomicBool,
+) -> Result<Box<dyn Executor>, Error> {
+    let workers = Workers::new(settings.threads, settings.pin)?.at_most(subtasks);
     let kernels = settings.kernels;
     if let Some(layout) = plan.quadrant_layout() {
-        pool.install(|| layout.prepare(settings.memory_limit));
-        return Ok(Box::new(cpu::Cpu { pool, kernels }));
+        // a one-off build gains nothing from more threads than cores, and each in-flight
+        // task holds memory and delays a stop
+        let builders = workers.at_most(num_cpus::get());
+        layout
+            .prepare(settings.memory_limit, &builders, cancel)?
+            .ok_or(Error::Interrupted)?;
+        return Ok(Box::new(cpu::Cpu { workers, kernels }));
     }
     match &settings.devices {
-        Devices::Cpu => Ok(Box::new(cpu::Cpu { pool, kernels })),
+        Devices::Cpu => Ok(Box::new(cpu::Cpu { workers, kernels })),
         #[cfg(feature = "gpu")]
         Devices::Gpus { gpus, share } => Ok(Box::new(gpu::WithGpu {
             gpus: gpus.clone(),
             share: *share,
-            pool,
+            workers,
             kernels,
             drop_at: crate::gpu::DROPPED,
         })),

@@ -37,7 +37,7 @@ const LANE_SLACK: usize = 32;
 const ROOT: u32 = u32::MAX;
 
 /// Steps between two looks at the stop flag.
-const STOP_CHECK_STEPS: u64 = 1 << 12;
+const STOP_CHECK_STEPS: u64 = 1 << 8;
 
 /// Pending nodes of every row, as a struct of arrays.
 struct Buffers {

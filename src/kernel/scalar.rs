@@ -61,7 +61,7 @@ const UNROLLED: usize = 8;
 
 /// Stack frames entered by the loop between two looks at the stop flag (each runs
 /// [`UNROLLED`] rows, thousands of nodes at most).
-const STOP_CHECK_FRAMES: u64 = 1 << 10;
+const STOP_CHECK_FRAMES: u64 = 1 << 4;
 
 /// What the unrolled levels share.
 struct Tail<'a> {
@@ -128,7 +128,8 @@ fn search_body<L: Leaf, const MUST: bool>(search: Search<L>) -> Option<u64> {
             if next == unrolled_row {
                 nodes += level8::<L, MUST>(&tail, next, next_free, below, board, leaf);
                 frames += 1;
-                // a stop request is seen within about a millisecond
+                // a stop request is seen within tens of microseconds: with thousands of
+                // threads on a few cores, each must see it in its next time slice
                 if frames.is_multiple_of(STOP_CHECK_FRAMES) && stop.load(Ordering::Relaxed) {
                     return None;
                 }

@@ -22,17 +22,18 @@ mod sieve;
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::{Kernel, KernelChoice};
+use crate::parallel::Workers;
 use quarter::{Quarter, Region};
 use sieve::{Pattern, Sieve};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The largest board the quadrant engine takes (its unit list and tables grow as `2^N`).
 pub const QUADRANT_MAX_N: usize = 22;
 
 /// Patterns counted between two looks at the stop flag.
-const STOP_CHECK: usize = 4096;
+const STOP_CHECK: usize = 256;
 
 /// A unit has no middle-column queen (even boards).
 const NO_MIDDLE: u8 = u8::MAX;
@@ -70,6 +71,8 @@ pub struct Layout {
     n: usize,
     units: Vec<Unit>,
     halves: OnceLock<Halves>,
+    /// Held while the tables are built: one build at a time, which a stop can abandon.
+    building: Mutex<()>,
 }
 
 thread_local! {
@@ -95,6 +98,7 @@ impl Layout {
             n,
             units: units(n),
             halves: OnceLock::new(),
+            building: Mutex::new(()),
         }
     }
 
@@ -113,13 +117,26 @@ impl Layout {
 
     /// Builds the quarter tables when they fit in `memory_limit` bytes (otherwise halves are
     /// searched, slower but in little memory). Later calls keep what the first decided.
-    pub fn prepare(&self, memory_limit: u64) {
-        self.halves.get_or_init(
-            || match Quarter::build_within(self.regions(), memory_limit) {
+    /// Built by `workers`; `None` when `stop` was set first: nothing is kept, a later call
+    /// builds again.
+    pub(crate) fn prepare(
+        &self,
+        memory_limit: u64,
+        workers: &Workers,
+        stop: &AtomicBool,
+    ) -> Result<Option<()>, Error> {
+        let _one_build = self.building.lock().unwrap_or_else(|p| p.into_inner());
+        if self.halves.get().is_none() {
+            let built = Quarter::build_within(self.regions(), memory_limit, workers, stop)?;
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            let _ = self.halves.set(match built {
                 Some(quarters) => Halves::Tables(Box::new(quarters)),
                 None => Halves::Search,
-            },
-        );
+            });
+        }
+        Ok(Some(()))
     }
 
     /// What the engine's data takes.
@@ -154,7 +171,9 @@ impl Layout {
         let east_rows = u64::from(unit.east_rows);
         let west_rows = free_rows & !east_rows;
         if self.halves.get().is_none() {
-            self.prepare(u64::MAX);
+            // this thread alone: it starts no thread, so it cannot fail
+            let built = self.prepare(u64::MAX, &Workers::this_thread(), stop);
+            built.expect("this thread runs the build")?;
         }
         let halves = self.halves.get().expect("prepared above");
         WORK.with(|work| {
@@ -164,8 +183,7 @@ impl Layout {
             match halves {
                 Halves::Tables(q) => {
                     quarter::half_from_tables(
-                        &q[0],
-                        &q[1],
+                        [&q[0], &q[1]],
                         east_rows,
                         east_cols,
                         avoid,
@@ -173,8 +191,7 @@ impl Layout {
                         &mut work.east,
                     );
                     quarter::half_from_tables(
-                        &q[2],
-                        &q[3],
+                        [&q[2], &q[3]],
                         west_rows,
                         west_cols,
                         avoid,
@@ -186,6 +203,9 @@ impl Layout {
                     quarter::half_by_search(n, east_rows, east_cols, avoid, &mut work.east);
                     quarter::half_by_search(n, west_rows, west_cols, avoid, &mut work.west);
                 }
+            }
+            if stop.load(Ordering::Relaxed) {
+                return None;
             }
             let nodes = (work.east.len() + work.west.len()) as u128;
             // the longer list is sliced: the per-pattern cost falls on the shorter one
@@ -394,8 +414,11 @@ mod tests {
 
     fn total(n: usize, memory_limit: u64) -> u128 {
         let layout = Layout::new(n);
-        layout.prepare(memory_limit);
         let stop = AtomicBool::new(false);
+        layout
+            .prepare(memory_limit, &Workers::this_thread(), &stop)
+            .unwrap()
+            .unwrap();
         (0..layout.len())
             .map(|id| {
                 layout

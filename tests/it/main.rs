@@ -9,6 +9,8 @@ mod faults;
 mod golden;
 #[cfg(feature = "gpu")]
 mod gpu;
+#[cfg(unix)]
+mod hostile_inputs;
 mod layering;
 mod listing;
 mod naive;
