@@ -439,6 +439,24 @@ mod tests {
     }
 
     #[test]
+    fn a_stopped_build_keeps_nothing_and_a_later_one_builds() {
+        let layout = Layout::new(12);
+        let stopped = AtomicBool::new(true);
+        let workers = Workers::new(2, false).unwrap();
+        assert_eq!(layout.prepare(u64::MAX, &workers, &stopped).unwrap(), None);
+        assert_eq!(layout.memory().tables, 0);
+        assert_eq!(count_stopped(&layout), None);
+        let go = AtomicBool::new(false);
+        assert_eq!(layout.prepare(u64::MAX, &workers, &go).unwrap(), Some(()));
+        assert!(layout.memory().tables > 0);
+    }
+
+    /// A unit counted with the stop flag set: nothing.
+    fn count_stopped(layout: &Layout) -> Option<Found> {
+        layout.count_unit(0, PairKernel::Scalar, &AtomicBool::new(true))
+    }
+
+    #[test]
     fn unit_weights_cover_every_row_set() {
         // every row set of the board is stood for exactly once: the weights add up to the
         // number of (middle row, east rows) choices

@@ -315,9 +315,12 @@ fn thousands_of_threads_cost_little_and_stop_at_once() {
 #[cfg(unix)]
 #[test]
 fn sigint_stops_the_quadrant_table_build() {
+    // with a checkpoint the run itself winds down (without one the process ends at once)
+    let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(bin())
         .args(["count", "21", "--engine", "quadrant", "--shard", "1/65536"])
-        .args(["--memory-limit", "2G", "-t", "2"])
+        .args(["--memory-limit", "2G", "-t", "2", "--checkpoint"])
+        .arg(dir.path().join("ck"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
