@@ -119,12 +119,8 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
     let fail = |e| cannot_write(path, e);
     match target(path) {
         Target::Straight(device) => {
-            let mut f = fs::OpenOptions::new()
-                .write(true)
-                .open(device)
-                .map_err(fail)?;
             // an empty write: a device that takes nothing (/dev/full) refuses even that
-            f.write(&[]).map_err(fail)?;
+            write_straight(&device, &[]).map_err(fail)?;
         }
         Target::Replace { file, dir } => {
             temporary(&file, &dir).map_err(fail)?;
@@ -137,14 +133,7 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
 pub fn write(path: &Path, svg: &str) -> Result<(), Error> {
     let fail = |e| cannot_write(path, e);
     match target(path) {
-        Target::Straight(device) => {
-            let mut f = fs::OpenOptions::new()
-                .write(true)
-                .open(device)
-                .map_err(fail)?;
-            f.write_all(svg.as_bytes()).map_err(fail)?;
-            f.flush().map_err(fail)?;
-        }
+        Target::Straight(device) => write_straight(&device, svg.as_bytes()).map_err(fail)?,
         Target::Replace { file, dir } => {
             let mut tmp = temporary(&file, &dir).map_err(fail)?;
             // the replacement keeps the old file's permissions (a new one is world-readable)
@@ -161,6 +150,15 @@ pub fn write(path: &Path, svg: &str) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Writes `bytes` to what is at `path` (not a regular file) as it stands: one write call
+/// even when `bytes` is empty.
+fn write_straight(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = fs::OpenOptions::new().write(true).open(path)?;
+    let written = f.write(bytes)?;
+    f.write_all(&bytes[written..])?;
+    f.flush()
 }
 
 #[cfg(unix)]

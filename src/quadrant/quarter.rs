@@ -343,19 +343,18 @@ pub(crate) fn half_by_search(
 mod tests {
     use super::*;
 
+    /// The tables of `region` within `limit` bytes, built on this thread.
+    fn build(region: Region, limit: u64) -> Option<Quarter> {
+        let never = AtomicBool::new(false);
+        let built = Quarter::build_within([region], limit, &Workers::this_thread(), &never);
+        built.unwrap().map(|[quarter]| quarter)
+    }
+
     #[test]
     fn table_bytes_are_what_the_built_tables_take() {
         for n in [4, 7, 10, 13] {
             for region in crate::quadrant::regions(n) {
-                let built = Quarter::build_within(
-                    [region],
-                    u64::MAX,
-                    &Workers::this_thread(),
-                    &AtomicBool::new(false),
-                )
-                .unwrap()
-                .unwrap()[0]
-                    .bytes();
+                let built = build(region, u64::MAX).unwrap().bytes();
                 assert_eq!(table_bytes(region), built, "n={n} {region:?}");
             }
         }
@@ -370,32 +369,10 @@ mod tests {
             col0: 6,
             cols: 6,
         };
-        let whole = Quarter::build_within(
-            [region],
-            u64::MAX,
-            &Workers::this_thread(),
-            &AtomicBool::new(false),
-        )
-        .unwrap()
-        .unwrap()[0]
-            .bytes();
+        let whole = build(region, u64::MAX).unwrap().bytes();
         assert!(whole > 0);
-        assert!(Quarter::build_within(
-            [region],
-            whole,
-            &Workers::this_thread(),
-            &AtomicBool::new(false)
-        )
-        .unwrap()
-        .is_some());
-        assert!(Quarter::build_within(
-            [region],
-            whole - 1,
-            &Workers::this_thread(),
-            &AtomicBool::new(false)
-        )
-        .unwrap()
-        .is_none());
+        assert!(build(region, whole).is_some());
+        assert!(build(region, whole - 1).is_none());
     }
 
     #[test]

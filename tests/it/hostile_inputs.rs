@@ -36,6 +36,23 @@ fn wait_at_most(child: &mut Child, limit: Duration, what: &str) -> (ExitStatus, 
     }
 }
 
+/// Sends SIGINT to `command`'s process `after` its start and checks that it ends within
+/// `bound` of the signal, with exit code 130 and the message.
+fn interrupt(command: &mut Command, after: Duration, bound: Duration) {
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    signal("-INT", &child);
+    let what = format!("{command:?}");
+    let (status, took) = wait_at_most(&mut child, bound * 10, &what);
+    assert_eq!(status.code(), Some(130), "{what}");
+    assert!(took < bound, "{what}: SIGINT took {took:?}");
+    assert!(stderr_of(child).contains("interrupted"), "{what}");
+}
+
 fn stderr_of(child: Child) -> String {
     let out = child.wait_with_output().unwrap();
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -79,17 +96,11 @@ fn a_plot_replaces_its_file_whole_and_writes_a_device_in_place() {
     let other_link = dir.path().join("old.svg");
     std::fs::write(&plot, "the earlier plot").unwrap();
     std::fs::hard_link(&plot, &other_link).unwrap();
-    let (code, _, err) = run(&[
-        "scale",
-        "8",
-        "-t",
-        "1",
-        "--repeat",
-        "1",
-        "--plot",
-        plot.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let scale_plot = |to: &str| {
+        let (code, _, err) = run(&["scale", "8", "-t", "1", "--repeat", "1", "--plot", to]);
+        assert_eq!(code, 0, "{err}");
+    };
+    scale_plot(plot.to_str().unwrap());
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
     assert_eq!(
         std::fs::read_to_string(&other_link).unwrap(),
@@ -104,17 +115,7 @@ fn a_plot_replaces_its_file_whole_and_writes_a_device_in_place() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
-        let (code, _, err) = run(&[
-            "scale",
-            "8",
-            "-t",
-            "1",
-            "--repeat",
-            "1",
-            "--plot",
-            "/dev/null",
-        ]);
-        assert_eq!(code, 0, "{err}");
+        scale_plot("/dev/null");
         let null = std::fs::metadata("/dev/null").unwrap().file_type();
         assert!(null.is_char_device(), "/dev/null was replaced");
     }
@@ -296,18 +297,11 @@ fn thousands_of_threads_cost_little_and_stop_at_once() {
         "{:?}",
         start.elapsed()
     );
-    let mut child = Command::new(bin())
-        .args(["count", "18", "-t", "4096", "--engine", "d4"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    signal("-INT", &child);
-    let (status, took) = wait_at_most(&mut child, Duration::from_secs(5), "count 18 -t 4096");
-    assert_eq!(status.code(), Some(130));
-    assert!(took < Duration::from_secs(1), "SIGINT took {took:?}");
-    assert!(stderr_of(child).contains("interrupted"));
+    interrupt(
+        Command::new(bin()).args(["count", "18", "-t", "4096", "--engine", "d4"]),
+        Duration::from_millis(500),
+        Duration::from_secs(1),
+    );
 }
 
 /// Item 7: SIGINT while the quadrant engine builds its tables stops the build (1.2 s at N = 21
@@ -317,20 +311,14 @@ fn thousands_of_threads_cost_little_and_stop_at_once() {
 fn sigint_stops_the_quadrant_table_build() {
     // with a checkpoint the run itself winds down (without one the process ends at once)
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(bin())
-        .args(["count", "21", "--engine", "quadrant", "--shard", "1/65536"])
-        .args(["--memory-limit", "2G", "-t", "2", "--checkpoint"])
-        .arg(dir.path().join("ck"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    signal("-INT", &child);
-    let (status, took) = wait_at_most(&mut child, Duration::from_secs(10), "count 21");
-    assert_eq!(status.code(), Some(130));
-    assert!(took < Duration::from_millis(500), "SIGINT took {took:?}");
-    assert!(stderr_of(child).contains("interrupted"));
+    interrupt(
+        Command::new(bin())
+            .args(["count", "21", "--engine", "quadrant", "--shard", "1/65536"])
+            .args(["--memory-limit", "2G", "-t", "2", "--checkpoint"])
+            .arg(dir.path().join("ck")),
+        Duration::from_millis(300),
+        Duration::from_millis(500),
+    );
 }
 
 /// Item 8: No usage error ends in an empty list of allowed values.
