@@ -304,8 +304,8 @@ fn thousands_of_threads_cost_little_and_stop_at_once() {
     );
 }
 
-/// Item 7: SIGINT while the quadrant engine builds its tables stops the build (1.2 s at N = 21
-/// before it looked at the stop flag).
+/// Item 7: SIGINT while the quadrant engine builds its tables stops the build (2.9 s in a
+/// debug build at N = 21 before it looked at the stop flag; tens of milliseconds now).
 #[cfg(unix)]
 #[test]
 fn sigint_stops_the_quadrant_table_build() {
@@ -317,7 +317,7 @@ fn sigint_stops_the_quadrant_table_build() {
             .args(["--memory-limit", "2G", "-t", "2", "--checkpoint"])
             .arg(dir.path().join("ck")),
         Duration::from_millis(300),
-        Duration::from_millis(500),
+        Duration::from_secs(1),
     );
 }
 
