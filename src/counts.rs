@@ -52,4 +52,7 @@ pub struct Counts {
     pub elapsed: Duration,
     /// The process's peak resident memory in bytes, where the system tells it (Linux).
     pub peak_memory: Option<u64>,
+    /// What the run decided that a user may want to know (a fallback for memory), a line
+    /// each.
+    pub notes: Vec<String>,
 }

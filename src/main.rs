@@ -367,6 +367,9 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     if let Some(e) = &outcome.save_error {
         say!("nqueens: {e}; the total above is complete, the checkpoint is older than it");
     }
+    for note in &counts.notes {
+        say!("nqueens: note: {note}");
+    }
     if args.stats {
         say!("{}", stats_line(counts));
     }

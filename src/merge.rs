@@ -374,7 +374,9 @@ pub fn read_records(
 
 /// Recounts `k` randomly chosen subtasks of every record (all of them when a shard has
 /// fewer) with `opts`' threads and kernel, and refuses, naming the record and the subtask,
-/// when any differs from what the record says it found. `seed` picks the samples.
+/// when any differs from what the record says it found. `seed` picks the samples. The
+/// quadrant engine's units are recounted by a row-by-row search restricted to the unit, not
+/// by the tables that counted them.
 ///
 /// ```
 /// use nqueens::export::count::CountRecord;
@@ -424,7 +426,16 @@ pub fn verify(
             unique: r.unique.is_some(),
             ..opts.clone()
         };
-        let (_, recounted) = crate::run::recount(&plan, &ids, &run_opts)?;
+        let recounted = match plan.quadrant_layout() {
+            // a unit recounted from the same tables could repeat their fault: searched instead
+            Some(layout) => {
+                let kernel = crate::kernel::Chosen::resolve(run_opts.kernel)?;
+                let threads = crate::parallel::resolve_threads(run_opts.threads)?;
+                let workers = crate::parallel::Workers::new(threads, run_opts.pin)?;
+                layout.recount_by_rows(&ids, kernel, &workers)?
+            }
+            None => crate::run::recount(&plan, &ids, &run_opts)?.1,
+        };
         for (&pos, &again) in positions.iter().zip(&recounted) {
             let id = shard.global(pos);
             let said_total = number(name, "total", &parts.total[pos])?;

@@ -293,7 +293,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         done.sum(),
         searched,
         shard_len,
-        (executor.facts(), executed),
+        (executor.facts(), executed, &resolved.notes),
         start.elapsed(),
     );
     Ok(RunOutcome {
@@ -336,7 +336,7 @@ pub(crate) fn recount(
         sum,
         sum.nodes,
         ids.len(),
-        (executor.facts(), executed),
+        (executor.facts(), executed, &settings.notes),
         start.elapsed(),
     );
     Ok((counts, each))
@@ -349,9 +349,11 @@ fn collect(
     sum: Found,
     searched_nodes: u128,
     subtasks: usize,
-    (facts, executed): (Facts, Executed),
+    (facts, executed, notes): (Facts, Executed, &[String]),
     elapsed: Duration,
 ) -> Counts {
+    let layout = plan.quadrant_layout();
+    let notes = notes.iter().cloned().chain(layout.and_then(|l| l.note()));
     Counts {
         n: plan.n(),
         total: sum.total,
@@ -372,6 +374,7 @@ fn collect(
         tables_bytes: plan.quadrant_layout().map(|layout| layout.memory().tables),
         elapsed,
         peak_memory: peak_memory(),
+        notes: notes.collect(),
     }
 }
 

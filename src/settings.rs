@@ -24,6 +24,8 @@ pub(crate) struct Settings {
     pub devices: Devices,
     /// Bytes the quadrant engine's tables may take.
     pub memory_limit: u64,
+    /// What a user may want to know of these decisions (a fallback for memory), a line each.
+    pub notes: Vec<String>,
 }
 
 /// The GPUs a run counts on.
@@ -114,16 +116,25 @@ pub(crate) fn resolve(
         .unwrap_or_else(crate::quadrant::default_memory_limit);
     let cpu_only = opts.engine == EngineChoice::Quadrant;
     let devices = Devices::choose(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
+    let quadrant_would = opts.engine == EngineChoice::Auto
+        && prefix.is_none()
+        && opts.split_depth.is_none()
+        && !opts.unique
+        && !devices.has_gpu()
+        && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
+        && crate::quadrant::auto_takes(n, u64::MAX);
+    let mut notes = Vec::new();
     let engine = match opts.engine {
-        EngineChoice::Auto
-            if prefix.is_none()
-                && opts.split_depth.is_none()
-                && !opts.unique
-                && !devices.has_gpu()
-                && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
-                && crate::quadrant::auto_takes(n, memory_limit) =>
-        {
+        EngineChoice::Auto if quadrant_would && crate::quadrant::auto_takes(n, memory_limit) => {
             EngineChoice::Quadrant
+        }
+        EngineChoice::Auto if quadrant_would => {
+            notes.push(crate::quadrant::over_limit_note(
+                n,
+                memory_limit,
+                "counted with d4",
+            ));
+            EngineChoice::Auto
         }
         named => named,
     };
@@ -137,7 +148,8 @@ pub(crate) fn resolve(
             return Err(Error::CpuOnly(Engine::Quadrant));
         }
     }
-    let settings = settings(&plan, &opts, devices, memory_limit)?;
+    let mut settings = settings(&plan, &opts, devices, memory_limit)?;
+    settings.notes = notes;
     Ok((plan, settings))
 }
 
@@ -172,6 +184,7 @@ fn settings(
         kernels: Kernels::resolve(plan, opts.kernel)?,
         devices,
         memory_limit,
+        notes: Vec::new(),
     })
 }
 

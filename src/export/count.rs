@@ -272,6 +272,7 @@ mod tests {
             tables_bytes: None,
             elapsed: Duration::from_millis(250),
             peak_memory: Some(3 << 20),
+            notes: Vec::new(),
         }
     }
 

@@ -15,22 +15,30 @@
 //! Units are listed in a fixed order (middle row, then `E` as a number), so a unit's id is
 //! stable: shards, checkpoints and `--verify` work as with the other engines.
 
+mod cache;
 mod join;
 mod quarter;
 mod sieve;
 
+use crate::board::RowMasks;
 use crate::error::Error;
 use crate::found::Found;
-use crate::kernel::{Kernel, KernelChoice};
+use crate::kernel::{Chosen, Kernel, KernelChoice, Start, Tally};
 use crate::parallel::Workers;
-use quarter::{Quarter, Region};
-use sieve::{Pattern, Sieve};
+use cache::{Books, RowSets};
+use quarter::{Packed, Quarter, Region};
+use sieve::{Pattern, Shift, Sieve};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// The largest board the quadrant engine takes (its unit list and tables grow as `2^N`).
-pub const QUADRANT_MAX_N: usize = 22;
+/// The largest board the quadrant engine takes: its north table takes 0.6 GB at N = 22 and
+/// 23, and 5 GB at N = 24.
+pub const QUADRANT_MAX_N: usize = 23;
+
+/// The largest south table kept whole (N = 18's takes 15 MiB, N = 19's 40): larger ones are
+/// built a row set at a time as units ask for them.
+const WHOLE_SOUTH_MAX: u64 = 24 << 20;
 
 /// Patterns counted between two looks at the stop flag.
 const STOP_CHECK: usize = 256;
@@ -51,17 +59,56 @@ struct Unit {
 /// The quarter tables of a board, or the decision to search halves without them.
 #[derive(Debug)]
 enum Halves {
-    /// North-east, south-east, north-west, south-west.
-    Tables(Box<[Quarter; 4]>),
-    /// The tables would not fit the memory limit.
-    Search,
+    /// The west quarters' tables, which build both halves: the north one whole and packed,
+    /// the south one whole or a row set at a time.
+    Tables {
+        north: Quarter<Packed>,
+        south: South,
+    },
+    /// The tables would not fit the memory limit (of this many bytes).
+    Search { memory_limit: u64 },
+}
+
+/// The south quarter's placements.
+#[derive(Debug)]
+enum South {
+    Whole(Quarter<Pattern>),
+    OnDemand(RowSets),
+}
+
+/// How the tables of a board are kept, and the bytes that takes at most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TablePlan {
+    whole_south: bool,
+    bytes: u64,
+}
+
+impl TablePlan {
+    /// The north table whole and packed; the south one whole when small, else its recent row
+    /// sets (and those in use: a few more per thread, not counted here). `None` when `stop`
+    /// was set first.
+    fn new(n: usize, stop: &AtomicBool) -> Option<TablePlan> {
+        let [north, south] = regions(n);
+        let north = quarter::table_bytes::<Packed>(north, stop)?;
+        let whole = quarter::table_bytes::<Pattern>(south, stop)?;
+        let whole_south = whole <= WHOLE_SOUTH_MAX;
+        let south = if whole_south {
+            whole
+        } else {
+            cache::RECENT as u64 * quarter::largest_row_set_bytes::<Pattern>(south, stop)?
+        };
+        Some(TablePlan {
+            whole_south,
+            bytes: north + south,
+        })
+    }
 }
 
 /// What the engine's data took: `--stats` and JSON report it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Memory {
-    /// Bytes of the quarter tables (0 when they did not fit and halves are searched, or
-    /// before they are built).
+    /// The most bytes the quarter tables held at once (0 when they did not fit and halves
+    /// are searched, or before they are built).
     pub tables: u64,
 }
 
@@ -73,6 +120,7 @@ pub struct Layout {
     halves: OnceLock<Halves>,
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
+    books: Arc<Books>,
 }
 
 thread_local! {
@@ -99,6 +147,7 @@ impl Layout {
             units: units(n),
             halves: OnceLock::new(),
             building: Mutex::new(()),
+            books: Arc::default(),
         }
     }
 
@@ -126,31 +175,54 @@ impl Layout {
         stop: &AtomicBool,
     ) -> Result<Option<()>, Error> {
         let _one_build = self.building.lock().unwrap_or_else(|p| p.into_inner());
-        if self.halves.get().is_none() {
-            let built = Quarter::build_within(self.regions(), memory_limit, workers, stop)?;
-            if stop.load(Ordering::Relaxed) {
-                return Ok(None);
-            }
-            let _ = self.halves.set(match built {
-                Some(quarters) => Halves::Tables(Box::new(quarters)),
-                None => Halves::Search,
-            });
+        if self.halves.get().is_some() {
+            return Ok(Some(()));
         }
+        let Some(plan) = TablePlan::new(self.n, stop) else {
+            return Ok(None);
+        };
+        let [north_region, south_region] = regions(self.n);
+        let halves = if plan.bytes > memory_limit {
+            Halves::Search { memory_limit }
+        } else {
+            let Some(north) = Quarter::build_within(north_region, u64::MAX, workers, stop)? else {
+                return Ok(None);
+            };
+            let south = if plan.whole_south {
+                match Quarter::build_within(south_region, u64::MAX, workers, stop)? {
+                    Some(south) => South::Whole(south),
+                    None => return Ok(None),
+                }
+            } else {
+                South::OnDemand(RowSets::new(south_region, self.books.clone()))
+            };
+            self.books.add(north.bytes());
+            if let South::Whole(south) = &south {
+                self.books.add(south.bytes());
+            }
+            Halves::Tables { north, south }
+        };
+        let _ = self.halves.set(halves);
         Ok(Some(()))
     }
 
     /// What the engine's data takes.
     pub fn memory(&self) -> Memory {
         Memory {
-            tables: match self.halves.get() {
-                Some(Halves::Tables(q)) => q.iter().map(Quarter::bytes).sum(),
-                Some(Halves::Search) | None => 0,
-            },
+            tables: self.books.peak(),
         }
     }
 
-    fn regions(&self) -> [Region; 4] {
-        regions(self.n)
+    /// One line when the tables did not fit the memory limit and halves are searched.
+    pub(crate) fn note(&self) -> Option<String> {
+        match self.halves.get() {
+            Some(&Halves::Search { memory_limit }) => Some(over_limit_note(
+                self.n,
+                memory_limit,
+                "each unit's halves are searched instead (slower)",
+            )),
+            _ => None,
+        }
     }
 
     /// Counts unit `id` on the pair loops `pairs`; `None` when `stop` was set first. The
@@ -160,8 +232,8 @@ impl Layout {
         let unit = self.units[id];
         let all = (1u64 << n) - 1;
         let half = n / 2;
-        let west_cols = (1u64 << half) - 1;
-        let east_cols = all & !((1u64 << (n - half)) - 1);
+        // the east half is built in the west half's columns, moved this far
+        let east = n - half;
         let (avoid, free_rows) = if unit.middle_row == NO_MIDDLE {
             (Pattern::default(), all)
         } else {
@@ -180,43 +252,50 @@ impl Layout {
             let work = &mut *work.borrow_mut();
             work.east.clear();
             work.west.clear();
-            match halves {
-                Halves::Tables(q) => {
-                    quarter::half_from_tables(
-                        [&q[0], &q[1]],
-                        east_rows,
-                        east_cols,
-                        avoid,
-                        pairs,
-                        &mut work.east,
-                    );
-                    quarter::half_from_tables(
-                        [&q[2], &q[3]],
-                        west_rows,
-                        west_cols,
-                        avoid,
-                        pairs,
-                        &mut work.west,
-                    );
-                }
-                Halves::Search => {
-                    quarter::half_by_search(n, east_rows, east_cols, avoid, &mut work.east);
-                    quarter::half_by_search(n, west_rows, west_cols, avoid, &mut work.west);
+            let sides = [
+                (east_rows, Shift::west(east).apply(avoid), &mut work.east),
+                (west_rows, avoid, &mut work.west),
+            ];
+            for (rows, avoid, out) in sides {
+                match halves {
+                    Halves::Tables { north, south } => {
+                        let region = north.region();
+                        let north_rows = rows & region.row_mask();
+                        let upper = (region, north.row_set(north_rows));
+                        let queens = north_rows.count_ones();
+                        let south_rows = rows & !north_rows;
+                        match south {
+                            South::Whole(south) => {
+                                let lower = south.row_set(south_rows);
+                                quarter::half_from_tables(upper, lower, queens, avoid, pairs, out);
+                            }
+                            South::OnDemand(sets) => {
+                                let lower = sets.get(south_rows);
+                                let lower = lower.set();
+                                quarter::half_from_tables(upper, lower, queens, avoid, pairs, out);
+                            }
+                        }
+                    }
+                    Halves::Search { .. } => {
+                        let west_cols = (1u64 << half) - 1;
+                        quarter::half_by_search(n, rows, west_cols, avoid, out);
+                    }
                 }
             }
             if stop.load(Ordering::Relaxed) {
                 return None;
             }
             let nodes = (work.east.len() + work.west.len()) as u128;
-            // the longer list is sliced: the per-pattern cost falls on the shorter one
+            // the longer list is sliced: the per-pattern cost falls on the shorter one; the
+            // other is moved into its columns
             let (sliced, streamed) = if work.east.len() >= work.west.len() {
-                (&work.east, &work.west)
+                (&work.east, (&work.west[..], Shift::west(east)))
             } else {
-                (&work.west, &work.east)
+                (&work.west, (&work.east[..], Shift::east(east)))
             };
             work.sieve.load(sliced, streamed);
             let mut disjoint = 0u128;
-            for chunk in streamed.chunks(STOP_CHECK) {
+            for chunk in streamed.0.chunks(STOP_CHECK) {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
@@ -229,6 +308,81 @@ impl Layout {
                 max_subtask_nodes: nodes,
             })
         })
+    }
+}
+
+impl Layout {
+    /// The columns each row may take in unit `id`: the east columns on its rows `E`, the
+    /// middle column on its middle row, the west columns on the others.
+    fn unit_rows(&self, id: usize) -> RowMasks {
+        let n = self.n;
+        let unit = self.units[id];
+        let half = n / 2;
+        let west = (1u64 << half) - 1;
+        let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
+        let mut masks = RowMasks::unconstrained(n);
+        for (row, allowed) in masks.allowed[..n].iter_mut().enumerate() {
+            *allowed = if usize::from(unit.middle_row) == row {
+                1 << half
+            } else if unit.east_rows >> row & 1 != 0 {
+                east
+            } else {
+                west
+            };
+        }
+        masks
+    }
+
+    /// Counts unit `id` by a row-by-row search restricted to it on the row kernel `kernel`,
+    /// without the tables, joins or sieve: a check of [`Layout::count_unit`] that cannot
+    /// confirm a fault of theirs. `None` when `stop` was set first.
+    pub(crate) fn count_unit_by_rows(
+        &self,
+        id: usize,
+        kernel: Chosen,
+        stop: &AtomicBool,
+    ) -> Option<Found> {
+        let masks = self.unit_rows(id);
+        let start = Start {
+            n: self.n,
+            masks: &masks,
+            row: 0,
+            attacks: Default::default(),
+        };
+        let mut board = [0; crate::board::MAX_N];
+        let (tally, nodes) = crate::kernel::visit(kernel, start, &mut board, Tally::default, stop)?;
+        let found = u128::from(tally.0) * u128::from(self.units[id].weight);
+        Some(Found {
+            total: found,
+            unique: 0,
+            nodes: nodes.into(),
+            max_subtask_nodes: nodes.into(),
+        })
+    }
+
+    /// [`Layout::count_unit_by_rows`] for each of `ids` on `workers`, in the order of `ids`.
+    pub(crate) fn recount_by_rows(
+        &self,
+        ids: &[usize],
+        kernel: Chosen,
+        workers: &Workers,
+    ) -> Result<Vec<Found>, Error> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let never = AtomicBool::new(false);
+        let found = workers.at_most(ids.len()).run(|_| {
+            let mut found = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&id) = ids.get(i) else {
+                    return found;
+                };
+                let counted = self.count_unit_by_rows(id, kernel, &never);
+                found.push((i, counted.expect("never stopped")));
+            }
+        })?;
+        let mut found: Vec<(usize, Found)> = found.into_iter().flatten().collect();
+        found.sort_unstable_by_key(|&(i, _)| i);
+        Ok(found.into_iter().map(|(_, f)| f).collect())
     }
 }
 
@@ -295,24 +449,18 @@ impl PairKernel {
     }
 }
 
-/// The north-east, south-east, north-west and south-west quarters of an `n`×`n` board (the
-/// middle row, if any, goes south; the middle column belongs to no quarter).
-fn regions(n: usize) -> [Region; 4] {
+/// The north-west and south-west quarters of an `n`×`n` board (the middle row, if any, goes
+/// south; the middle column belongs to no quarter): the east ones are theirs moved east.
+fn regions(n: usize) -> [Region; 2] {
     let half = n / 2;
-    let quarter = |row0, rows, col0| Region {
+    let quarter = |row0, rows| Region {
         n,
         row0,
         rows,
-        col0,
+        col0: 0,
         cols: half,
     };
-    let east = n - half;
-    [
-        quarter(0, half, east),
-        quarter(half, n - half, east),
-        quarter(0, half, 0),
-        quarter(half, n - half, 0),
-    ]
+    [quarter(0, half), quarter(half, n - half)]
 }
 
 /// The units of an `n`×`n` board: for each middle row (odd boards), each set of half the
@@ -377,14 +525,36 @@ pub fn auto_takes(n: usize, memory_limit: u64) -> bool {
 /// The smallest board `auto` counts with the quadrant engine.
 pub const AUTO_MIN_N: usize = 14;
 
-/// The largest board `auto` counts with the quadrant engine: beyond it the engine was not
-/// measured (its tables take 0.5 GB at N = 20 and 1.4 GB at N = 21).
-pub const AUTO_MAX_N: usize = 20;
+/// The largest board `auto` counts with the quadrant engine.
+pub const AUTO_MAX_N: usize = QUADRANT_MAX_N;
 
-/// Bytes the quarter tables of an `n`×`n` board take: counted, not built, once per shape of
-/// quarter and process.
+/// One line saying that the tables of an `n`×`n` board do not fit `memory_limit` bytes, and
+/// what is done instead.
+pub(crate) fn over_limit_note(n: usize, memory_limit: u64, instead: &str) -> String {
+    format!(
+        "the quadrant engine's tables for N = {n} take {}, over the memory limit of {}: {instead}",
+        in_units(tables_bytes(n)),
+        in_units(memory_limit),
+    )
+}
+
+/// `bytes` in the largest binary unit that keeps them above 1 (rounded up).
+fn in_units(bytes: u64) -> String {
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let power = (bytes.max(1).ilog2() / 10).min(4);
+    format!(
+        "{} {}",
+        bytes.div_ceil(1 << (10 * power)),
+        units[power as usize]
+    )
+}
+
+/// Bytes the quarter tables of an `n`×`n` board take at most (the north table, and the
+/// south one whole or its recent row sets): counted, not built, once per shape of quarter
+/// and process.
 pub fn tables_bytes(n: usize) -> u64 {
-    regions(n).into_iter().map(quarter::table_bytes).sum()
+    let never = AtomicBool::new(false);
+    TablePlan::new(n, &never).expect("never stopped").bytes
 }
 
 /// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
@@ -456,6 +626,44 @@ mod tests {
         layout.count_unit(0, PairKernel::Scalar, &AtomicBool::new(true))
     }
 
+    /// The pair count from the tables against the row search restricted to the unit.
+    fn agree_by_rows(layout: &Layout, id: usize) {
+        let never = AtomicBool::new(false);
+        let rows = layout.count_unit_by_rows(id, Chosen::portable(), &never);
+        let pairs = layout.count_unit(id, PairKernel::best(), &never);
+        let best = Chosen::resolve(KernelChoice::Auto).unwrap();
+        let fast_rows = layout.count_unit_by_rows(id, best, &never);
+        let (rows, pairs) = (rows.unwrap().total, pairs.unwrap().total);
+        assert_eq!(
+            rows, pairs,
+            "n = {} unit {id} {:?}",
+            layout.n, layout.units[id]
+        );
+        assert_eq!(fast_rows.unwrap().total, rows, "n = {} unit {id}", layout.n);
+    }
+
+    #[test]
+    fn every_unit_counts_alike_by_rows_to_12() {
+        for n in 1..=12 {
+            let layout = Layout::new(n);
+            for id in 0..layout.len() {
+                agree_by_rows(&layout, id);
+            }
+        }
+    }
+
+    /// Random units of N = 16..18 (a second on two threads with the tests' optimisation).
+    #[test]
+    fn random_units_count_alike_by_rows_16_to_18() {
+        let mut next = crate::kernel::xorshift(0x9E37_79B9_7F4A_7C15);
+        for n in 16..=18 {
+            let layout = Layout::new(n);
+            for _ in 0..24 {
+                agree_by_rows(&layout, (next() % layout.len() as u64) as usize);
+            }
+        }
+    }
+
     #[test]
     fn unit_weights_cover_every_row_set() {
         // every row set of the board is stood for exactly once: the weights add up to the
@@ -488,8 +696,8 @@ mod doc_examples {
     fn auto_takes_example() {
         use crate::quadrant::auto_takes;
         assert!(!auto_takes(13, u64::MAX));
-        assert!(auto_takes(14, u64::MAX) && auto_takes(20, u64::MAX));
-        assert!(!auto_takes(21, u64::MAX));
+        assert!(auto_takes(14, u64::MAX) && auto_takes(23, u64::MAX));
+        assert!(!auto_takes(24, u64::MAX));
         assert!(!auto_takes(16, 1 << 20));
     }
 }

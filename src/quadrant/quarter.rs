@@ -4,6 +4,10 @@
 //! column. Its north rows take some of the columns and its south rows the rest, so every
 //! pattern of the half is a north-quarter placement on (north rows, X) next to a south-quarter
 //! placement on (south rows, the other columns), with no diagonal between them.
+//!
+//! Both halves are built on the west quarters' tables: the east half is the west half moved
+//! `n - n / 2` columns, so its patterns come out in the west's coordinates (see
+//! [`super::sieve::Shift`]) and one table per quarter shape serves both halves.
 
 use super::join::pair_up;
 use super::sieve::Pattern;
@@ -11,30 +15,81 @@ use super::PairKernel;
 use crate::error::Error;
 use crate::parallel::Workers;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A placement's diagonals counted from the lowest its region can hold, two 32-bit masks: half
+/// the bytes of a [`Pattern`] (a quarter of a 23×23 board spans 23 diagonals each way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Packed {
+    main: u32,
+    anti: u32,
+}
+
+/// How a region's placements are stored: as board patterns, or packed.
+pub(crate) trait Stored: Copy + Default + Send + Sync {
+    fn store(region: Region, p: Pattern) -> Self;
+}
+
+impl Stored for Pattern {
+    fn store(_: Region, p: Pattern) -> Pattern {
+        p
+    }
+}
+
+impl Stored for Packed {
+    fn store(region: Region, p: Pattern) -> Packed {
+        let (main_low, anti_low) = region.lowest_diagonals();
+        let packed = Packed {
+            main: (p.main >> main_low) as u32,
+            anti: (p.anti >> anti_low) as u32,
+        };
+        debug_assert_eq!(packed.unpack(region), p, "{region:?} fits 32 diagonals");
+        packed
+    }
+}
+
+impl Packed {
+    /// The board pattern of a placement of `region`.
+    #[inline(always)]
+    pub(crate) fn unpack(self, region: Region) -> Pattern {
+        let (main_low, anti_low) = region.lowest_diagonals();
+        Pattern {
+            main: u64::from(self.main) << main_low,
+            anti: u64::from(self.anti) << anti_low,
+        }
+    }
+}
 
 /// Every non-attacking placement in one quarter of the board (at most one queen per row and
-/// column), indexed by the (rows, columns) it occupies.
+/// column), indexed by the (rows, columns) it occupies, each stored as `P`.
 #[derive(Debug)]
-pub(crate) struct Quarter {
-    row0: usize,
-    rows: usize,
-    col0: usize,
-    cols: usize,
+pub(crate) struct Quarter<P> {
+    region: Region,
     /// The placements on the quarter's rows `r` (bit `i`: row `row0 + i`) at `by_rows[r]`.
-    by_rows: Vec<RowSet>,
+    by_rows: Vec<RowSet<P>>,
 }
 
 /// The placements of a quarter on one set of its rows, by the columns they take.
-#[derive(Debug, Default)]
-struct RowSet {
+#[derive(Debug)]
+pub(crate) struct RowSet<P> {
     /// Placements on the quarter's columns `c` at `offsets[c]..offsets[c + 1]` (empty when
     /// the row set has none).
     offsets: Vec<u32>,
-    patterns: Vec<Pattern>,
+    patterns: Vec<P>,
+}
+
+impl<P> Default for RowSet<P> {
+    fn default() -> Self {
+        RowSet {
+            offsets: Vec::new(),
+            patterns: Vec::new(),
+        }
+    }
 }
 
 /// The rows `row0..row0 + rows` and columns `col0..col0 + cols` of an `n`×`n` board.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Region {
     pub n: usize,
     pub row0: usize,
@@ -43,9 +98,27 @@ pub(crate) struct Region {
     pub cols: usize,
 }
 
-impl RowSet {
+impl Region {
+    /// The lowest main and anti-diagonal a queen of the region can occupy.
+    fn lowest_diagonals(self) -> (usize, usize) {
+        let main = self.row0 + self.n - self.col0 - self.cols;
+        (main, self.row0 + self.col0)
+    }
+
+    /// Rows of the board the region covers, as a mask.
+    pub(crate) fn row_mask(self) -> u64 {
+        ((1u64 << self.rows) - 1) << self.row0
+    }
+
+    /// The region's own row set (bit `i`: row `row0 + i`) of the board rows `rows`.
+    pub(crate) fn local_rows(self, rows: u64) -> usize {
+        (rows >> self.row0) as usize & ((1 << self.rows) - 1)
+    }
+}
+
+impl<P: Stored> RowSet<P> {
     /// Every placement of `region` with a queen on each of its rows `rows` and on no other.
-    fn build(region: Region, rows: usize) -> RowSet {
+    pub(crate) fn build(region: Region, rows: usize) -> RowSet<P> {
         /// The queens go on the rows of `rows` lowest first; `right` and `left` are the
         /// columns that the queens above attack in the row being filled, along the diagonals
         /// going right and left.
@@ -110,157 +183,203 @@ impl RowSet {
             offsets[c] += offsets[c - 1];
         }
         let mut cursor = offsets.clone();
-        let mut patterns = vec![Pattern::default(); found.len()];
+        let mut patterns = vec![P::default(); found.len()];
         for (cols, p) in found {
-            patterns[cursor[cols] as usize] = p;
+            patterns[cursor[cols] as usize] = P::store(region, p);
             cursor[cols] += 1;
         }
         RowSet { offsets, patterns }
     }
+}
 
-    fn cell(&self, cols: usize) -> &[Pattern] {
+impl<P> RowSet<P> {
+    /// The placements on the quarter's columns `cols` (its own bits).
+    pub(crate) fn cell(&self, cols: usize) -> &[P] {
         match self.offsets.get(cols..cols + 2) {
             Some(&[from, to]) => &self.patterns[from as usize..to as usize],
             _ => &[],
         }
     }
 
-    fn bytes(&self) -> u64 {
-        (self.patterns.len() * std::mem::size_of::<Pattern>()
+    /// Bytes the row set holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.patterns.len() * std::mem::size_of::<P>()
             + self.offsets.len() * std::mem::size_of::<u32>()) as u64
     }
 }
 
-impl Quarter {
-    /// The tables of `regions`, built in parallel (one task per quarter and row set), or
-    /// `None` as soon as they pass `memory_limit` bytes or `stop` is set: what was built is
-    /// dropped, so the peak stays near the limit.
-    pub(crate) fn build_within<const Q: usize>(
-        regions: [Region; Q],
+impl<P: Stored> Quarter<P> {
+    /// The table of `region`, built in parallel (one task per row set), or `None` as soon as
+    /// it passes `memory_limit` bytes or `stop` is set: what was built is dropped, so the peak
+    /// stays near the limit.
+    pub(crate) fn build_within(
+        region: Region,
         memory_limit: u64,
         workers: &Workers,
         stop: &AtomicBool,
-    ) -> Result<Option<[Quarter; Q]>, Error> {
+    ) -> Result<Option<Quarter<P>>, Error> {
         let used = AtomicU64::new(0);
         let over = AtomicBool::new(false);
-        let tasks: Vec<(usize, usize)> = (0..Q)
-            .flat_map(|q| (0..1usize << regions[q].rows).map(move |rows| (q, rows)))
-            .collect();
+        let tasks = 1usize << region.rows;
         let next = AtomicUsize::new(0);
-        let built = workers.at_most(tasks.len()).run(|_| {
+        let built = workers.at_most(tasks).run(|_| {
             let mut built = Vec::new();
             while !over.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
-                let task = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(q, rows)) = tasks.get(task) else {
+                let rows = next.fetch_add(1, Ordering::Relaxed);
+                if rows >= tasks {
                     break;
-                };
-                let set = RowSet::build(regions[q], rows);
+                }
+                let set = RowSet::build(region, rows);
                 if used.fetch_add(set.bytes(), Ordering::Relaxed) + set.bytes() > memory_limit {
                     over.store(true, Ordering::Relaxed);
                 }
-                built.push((task, set));
+                built.push((rows, set));
             }
             built
         })?;
         if over.into_inner() || stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        // in task order: each quarter's row sets, quarter after quarter
-        let mut sets: Vec<(usize, RowSet)> = built.into_iter().flatten().collect();
-        sets.sort_unstable_by_key(|&(task, _)| task);
-        let mut sets = sets.into_iter().map(|(_, set)| set);
-        Ok(Some(regions.map(|region| Quarter {
-            row0: region.row0,
-            rows: region.rows,
-            col0: region.col0,
-            cols: region.cols,
-            by_rows: sets.by_ref().take(1 << region.rows).collect(),
-        })))
+        let mut sets: Vec<(usize, RowSet<P>)> = built.into_iter().flatten().collect();
+        sets.sort_unstable_by_key(|&(rows, _)| rows);
+        Ok(Some(Quarter {
+            region,
+            by_rows: sets.into_iter().map(|(_, set)| set).collect(),
+        }))
+    }
+}
+
+impl<P> Quarter<P> {
+    /// The placements on the board rows `rows` (clipped to the quarter).
+    pub(crate) fn row_set(&self, rows: u64) -> &RowSet<P> {
+        &self.by_rows[self.region.local_rows(rows)]
     }
 
-    /// The placements on exactly `rows` and `cols` (board bit masks, clipped to the quarter).
-    fn cell(&self, rows: u64, cols: u64) -> &[Pattern] {
-        let r = (rows >> self.row0) as usize & ((1 << self.rows) - 1);
-        let c = (cols >> self.col0) as usize & ((1 << self.cols) - 1);
-        self.by_rows[r].cell(c)
+    /// The region the table covers.
+    pub(crate) fn region(&self) -> Region {
+        self.region
     }
 
     /// Bytes held by the table.
     pub(crate) fn bytes(&self) -> u64 {
         self.by_rows.iter().map(RowSet::bytes).sum()
     }
-
-    /// Rows of the board this quarter covers, as a mask.
-    fn row_mask(&self) -> u64 {
-        ((1u64 << self.rows) - 1) << self.row0
-    }
 }
 
-/// Bytes [`Quarter::build_within`] takes for `region`: its placements counted, not built
-/// (each row set's, as its [`RowSet`] holds them), once per shape and process (a quarter's
-/// placements do not depend on where it lies on the board).
-pub(crate) fn table_bytes(region: Region) -> u64 {
-    static COUNTED: std::sync::Mutex<Vec<((usize, usize), u64)>> =
-        std::sync::Mutex::new(Vec::new());
-    let shape = (region.rows, region.cols);
-    let mut counted = COUNTED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(&(_, bytes)) = counted.iter().find(|(s, _)| *s == shape) {
-        return bytes;
+/// Placements of a quarter of shape `rows`×`cols`, per row set (bit `i`: the quarter's row
+/// `i`), counted, not built: once per shape and process (a quarter's placements do not depend
+/// on where it lies on the board). `None` when `stop` was set first (N = 23's quarters take
+/// a few tenths of a second).
+pub(crate) fn placements(rows: usize, cols: usize, stop: &AtomicBool) -> Option<Arc<[u64]>> {
+    type Counted = Vec<((usize, usize), Arc<[u64]>)>;
+    static COUNTED: std::sync::Mutex<Counted> = std::sync::Mutex::new(Vec::new());
+    let shape = (rows, cols);
+    if let Some((_, per_rows)) = lock(&COUNTED).iter().find(|(s, _)| *s == shape) {
+        return Some(per_rows.clone());
     }
-    // placements per row set, by a search that skips or fills each row in turn
-    let mut per_rows = vec![0u64; 1 << region.rows];
-    fn go(r: Region, row: usize, rows: usize, cols: u64, right: u64, left: u64, out: &mut [u64]) {
-        if row == r.rows {
-            out[rows] += 1;
-            return;
-        }
-        // the row left empty: the diagonals move on one column
-        go(r, row + 1, rows, cols, right << 1, left >> 1, out);
-        let mut free = !(cols | right | left) & ((1 << r.cols) - 1);
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            let (right, left) = ((right | bit) << 1, (left | bit) >> 1);
-            go(r, row + 1, rows | 1 << row, cols | bit, right, left, out);
+    /// A search that skips or fills each row in turn; the last row's choices are counted.
+    struct Count<'a> {
+        shape: (usize, usize),
+        out: Vec<u64>,
+        stop: &'a AtomicBool,
+    }
+    impl Count<'_> {
+        fn go(&mut self, row: usize, set: usize, [cols, right, left]: [u64; 3]) {
+            let open = !(cols | right | left) & ((1 << self.shape.1) - 1);
+            if row + 1 == self.shape.0 {
+                self.out[set] += 1;
+                self.out[set | 1 << row] += u64::from(open.count_ones());
+                return;
+            }
+            if row == 2 && self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            // the row left empty: the diagonals move on one column
+            self.go(row + 1, set, [cols, right << 1, left >> 1]);
+            let mut open = open;
+            while open != 0 {
+                let bit = open & open.wrapping_neg();
+                open ^= bit;
+                let next = [cols | bit, (right | bit) << 1, (left | bit) >> 1];
+                self.go(row + 1, set | 1 << row, next);
+            }
         }
     }
-    go(region, 0, 0, 0, 0, 0, &mut per_rows);
-    let offsets = ((1 << region.cols) + 1) * std::mem::size_of::<u32>() as u64;
-    let bytes = per_rows
+    let mut count = Count {
+        shape,
+        out: vec![0u64; 1 << rows],
+        stop,
+    };
+    if rows == 0 {
+        count.out[0] = 1;
+    } else {
+        count.go(0, 0, [0; 3]);
+    }
+    if stop.load(Ordering::Relaxed) {
+        return None;
+    }
+    let per_rows: Arc<[u64]> = count.out.into();
+    lock(&COUNTED).push((shape, per_rows.clone()));
+    Some(per_rows)
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Bytes a [`RowSet`] of `placements` placements stored as `P` takes in a quarter `cols`
+/// columns wide.
+pub(crate) fn row_set_bytes<P>(placements: u64, cols: usize) -> u64 {
+    if placements == 0 {
+        return 0;
+    }
+    let offsets = ((1u64 << cols) + 1) * std::mem::size_of::<u32>() as u64;
+    placements * std::mem::size_of::<P>() as u64 + offsets
+}
+
+/// Bytes [`Quarter::build_within`] takes for `region` with placements stored as `P` (`None`
+/// when `stop` was set first).
+pub(crate) fn table_bytes<P>(region: Region, stop: &AtomicBool) -> Option<u64> {
+    let per_rows = placements(region.rows, region.cols, stop)?;
+    Some(
+        per_rows
+            .iter()
+            .map(|&p| row_set_bytes::<P>(p, region.cols))
+            .sum(),
+    )
+}
+
+/// Bytes of the largest [`RowSet`] of `region` with placements stored as `P` (`None` when
+/// `stop` was set first).
+pub(crate) fn largest_row_set_bytes<P>(region: Region, stop: &AtomicBool) -> Option<u64> {
+    let most = placements(region.rows, region.cols, stop)?
         .iter()
-        .filter(|&&placements| placements > 0)
-        .map(|&placements| placements * std::mem::size_of::<Pattern>() as u64 + offsets)
-        .sum();
-    counted.push((shape, bytes));
-    bytes
+        .copied()
+        .max();
+    Some(row_set_bytes::<P>(most.unwrap_or(0), region.cols))
 }
 
-/// Appends to `out` every pattern of the half with queens on `rows` and on every column of
-/// `cols`, none on a diagonal of `avoid`, joining the placements of its `[north, south]`
-/// quarters (on the loop `pairs`). It does not look at the stop flag: a look per subset of
-/// columns cost 3 % of `count 17 -t 1`, and a half takes milliseconds at most.
+/// Appends to `out` every pattern of the half with queens on `rows` and on every one of the
+/// `width` columns of the quarters, none on a diagonal of `avoid`, joining the placements of
+/// its north quarter (rows `north_rows`, packed placements of `north_region`) and its south
+/// quarter (`south`: the row set of the other rows), on the loop `pairs`. It does not look at
+/// the stop flag: a look per subset of columns cost 3 % of `count 17 -t 1`, and a half takes
+/// milliseconds at most.
 pub(crate) fn half_from_tables(
-    [north, south]: [&Quarter; 2],
-    rows: u64,
-    cols: u64,
+    (north_region, north): (Region, &RowSet<Packed>),
+    south: &RowSet<Pattern>,
+    north_queens: u32,
     avoid: Pattern,
     pairs: PairKernel,
     out: &mut Vec<Pattern>,
 ) {
-    let north_rows = rows & north.row_mask();
-    let queens = north_rows.count_ones();
-    let (low, width) = (cols.trailing_zeros().min(63), cols.count_ones());
-    debug_assert_eq!(
-        cols >> low,
-        (1 << width) - 1,
-        "a half's columns are contiguous"
-    );
-    for chosen in subsets(width, queens) {
-        let x = chosen << low;
-        let upper = north.cell(north_rows, x);
+    let width = north_region.cols as u32;
+    let all = (1usize << width) - 1;
+    for chosen in subsets(width, north_queens) {
+        let upper = north.cell(chosen as usize);
         if !upper.is_empty() {
-            let lower = south.cell(rows & !north_rows, cols & !x);
-            pair_up(pairs, upper, lower, avoid, out);
+            let lower = south.cell(all & !(chosen as usize));
+            pair_up(pairs, (north_region, upper), lower, avoid, out);
         }
     }
 }
@@ -343,19 +462,69 @@ pub(crate) fn half_by_search(
 mod tests {
     use super::*;
 
-    /// The tables of `region` within `limit` bytes, built on this thread.
-    fn build(region: Region, limit: u64) -> Option<Quarter> {
+    /// The table of `region` within `limit` bytes, built on this thread.
+    fn build<P: Stored>(region: Region, limit: u64) -> Option<Quarter<P>> {
         let never = AtomicBool::new(false);
-        let built = Quarter::build_within([region], limit, &Workers::this_thread(), &never);
-        built.unwrap().map(|[quarter]| quarter)
+        let built = Quarter::build_within(region, limit, &Workers::this_thread(), &never);
+        built.unwrap()
     }
 
     #[test]
     fn table_bytes_are_what_the_built_tables_take() {
         for n in [4, 7, 10, 13] {
             for region in crate::quadrant::regions(n) {
-                let built = build(region, u64::MAX).unwrap().bytes();
-                assert_eq!(table_bytes(region), built, "n={n} {region:?}");
+                let never = AtomicBool::new(false);
+                let built = build::<Pattern>(region, u64::MAX).unwrap().bytes();
+                let counted = table_bytes::<Pattern>(region, &never);
+                assert_eq!(counted, Some(built), "n={n} {region:?}");
+                let packed = build::<Packed>(region, u64::MAX).unwrap().bytes();
+                let counted = table_bytes::<Packed>(region, &never);
+                assert_eq!(counted, Some(packed), "n={n} {region:?}");
+                let largest = (0..1 << region.rows)
+                    .map(|rows| RowSet::<Pattern>::build(region, rows).bytes())
+                    .max();
+                let counted = largest_row_set_bytes::<Pattern>(region, &never);
+                assert_eq!(counted, largest, "n={n} {region:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_count_is_not_kept() {
+        let stopped = AtomicBool::new(true);
+        assert_eq!(placements(7, 6, &stopped), None);
+        let never = AtomicBool::new(false);
+        let counted = placements(7, 6, &never).unwrap();
+        // every row set of a 7x6 quarter, one queen on each of its rows, by a plain search
+        let want: Vec<u64> = (0..1usize << 7)
+            .map(|rows| {
+                let region = Region {
+                    n: 13,
+                    row0: 0,
+                    rows: 7,
+                    col0: 0,
+                    cols: 6,
+                };
+                RowSet::<Pattern>::build(region, rows).patterns.len() as u64
+            })
+            .collect();
+        assert_eq!(&counted[..], &want[..]);
+    }
+
+    #[test]
+    fn packed_placements_unpack_to_their_patterns() {
+        // the largest quarters the engine builds: 23's north and south, and one of 24
+        for (n, row0, rows) in [(23, 0, 11), (23, 11, 12), (24, 12, 12)] {
+            let region = Region {
+                n,
+                row0,
+                rows,
+                col0: 0,
+                cols: n / 2,
+            };
+            for (row, col) in [(0, 0), (rows - 1, 0), (0, n / 2 - 1), (rows - 1, n / 2 - 1)] {
+                let p = Pattern::queen(n, row0 + row, col);
+                assert_eq!(Packed::store(region, p).unpack(region), p, "{region:?}");
             }
         }
     }
@@ -369,10 +538,10 @@ mod tests {
             col0: 6,
             cols: 6,
         };
-        let whole = build(region, u64::MAX).unwrap().bytes();
+        let whole = build::<Pattern>(region, u64::MAX).unwrap().bytes();
         assert!(whole > 0);
-        assert!(build(region, whole).is_some());
-        assert!(build(region, whole - 1).is_none());
+        assert!(build::<Pattern>(region, whole).is_some());
+        assert!(build::<Pattern>(region, whole - 1).is_none());
     }
 
     #[test]

@@ -106,6 +106,7 @@ const GOLDEN: &[Golden] = &[
     (20, EngineChoice::Quadrant, None, 46508, "0908f62e", "-"),
     (21, EngineChoice::Quadrant, None, 970288, "31ef8f68", "-"),
     (22, EngineChoice::Quadrant, None, 176870, "2764576a", "-"),
+    (23, EngineChoice::Quadrant, None, 4056746, "f9ce8dfc", "-"),
 ];
 
 fn plan_of(n: usize, engine: EngineChoice, depth: Option<usize>) -> Plan {

@@ -44,14 +44,22 @@ fn quadrant_18() {
 }
 
 #[test]
-fn auto_takes_quadrant_from_14_to_20_unless_asked_otherwise() {
+fn auto_takes_quadrant_from_14_to_23_unless_asked_otherwise() {
     let plan = |o: &CountOptions, n| o.plan(n, None).unwrap().engine().name();
     let auto = CountOptions::default();
     assert_eq!(plan(&auto, 13), "d4");
     assert_eq!(plan(&auto, 14), "quadrant");
     assert_eq!(plan(&auto, 16), "quadrant");
     assert_eq!(plan(&auto, 20), "quadrant");
-    assert_eq!(plan(&auto, 21), "d4");
+    assert_eq!(plan(&auto, 21), "quadrant");
+    assert_eq!(plan(&auto, 23), "quadrant");
+    assert_eq!(plan(&auto, 24), "d4");
+    // N = 21's tables take about 70 MB
+    let tight = CountOptions {
+        memory_limit: Some(32 << 20),
+        ..CountOptions::default()
+    };
+    assert_eq!(plan(&tight, 21), "d4");
     let unique = CountOptions {
         unique: true,
         ..CountOptions::default()
@@ -141,7 +149,8 @@ fn a_quadrant_checkpoint_resumes_and_is_refused_by_d4() {
 
 #[test]
 fn the_memory_limit_is_honoured_and_the_count_stays_right() {
-    // N = 16's quarter tables take about 9 MB: under a 1 KiB limit the halves are searched
+    // N = 16's quarter tables take about 3.4 MB: under a 1 KiB limit the halves are searched,
+    // with a note on stderr
     let run_json = |limit: &str| {
         let (code, out, err) = run(&[
             "count",
@@ -155,6 +164,10 @@ fn the_memory_limit_is_honoured_and_the_count_stays_right() {
             limit,
         ]);
         assert_eq!(code, 0, "{err}");
+        let searched =
+            err.contains("over the memory limit of 1 KiB: each unit's halves are searched");
+        assert_eq!(searched, limit == "1K", "{err}");
+        assert!(err.lines().count() <= 1, "{err}");
         json(&out)
     };
     let small = run_json("1K");
@@ -165,8 +178,17 @@ fn the_memory_limit_is_honoured_and_the_count_stays_right() {
         small["peak_memory_bytes"].as_u64(),
         large["peak_memory_bytes"].as_u64(),
     ) {
-        assert!(s + (4 << 20) < l, "peak {s} under 1K, {l} under 1G");
+        assert!(s + (2 << 20) < l, "peak {s} under 1K, {l} under 1G");
     }
+    assert_eq!(large["tables_bytes"], 3_381_592, "N = 16's counted tables");
+    // auto takes d4 where the tables do not fit, and says so
+    let (code, out, err) = run(&["count", "16", "--memory-limit", "1M", "--stats"]);
+    assert_eq!((code, out.trim()), (0, "14772512"), "{err}");
+    assert!(
+        err.contains("over the memory limit of 1 MiB: counted with d4"),
+        "{err}"
+    );
+    assert!(err.contains("engine=d4"), "{err}");
     let (_, _, err) = run(&["count", "12", "--engine", "quadrant", "--stats"]);
     assert!(err.contains("peak_memory="), "{err}");
 }
@@ -179,8 +201,8 @@ fn what_the_engine_cannot_do_is_a_usage_error() {
             "--engine quadrant counts totals only",
         ),
         (
-            &["count", "23", "--engine", "quadrant"],
-            "--engine quadrant takes N up to 22",
+            &["count", "24", "--engine", "quadrant"],
+            "--engine quadrant takes N up to 23",
         ),
         (
             &["count", "12", "--engine", "quadrant", "--split-depth", "3"],

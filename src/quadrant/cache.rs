@@ -1,0 +1,144 @@
+//! Row sets of the south quarter built as units ask for them, shared between threads, and
+//! dropped when no recent unit used them; and the books of what the tables hold.
+//!
+//! Units come in id order, and neighbouring ids share their south rows (a unit's id orders
+//! its east rows as a number, whose high bits are the south rows): a few recent row sets serve
+//! nearly every unit, where the whole south table would take gigabytes at N = 23.
+
+use super::quarter::{Region, RowSet};
+use super::sieve::Pattern;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Row sets kept after their last use: enough for the neighbouring units of many threads
+/// (a run of units sharing their south rows holds tens of units at N = 19).
+pub(crate) const RECENT: usize = 16;
+
+/// Bytes of tables alive now, and the most at any moment.
+#[derive(Debug, Default)]
+pub(crate) struct Books {
+    live: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl Books {
+    /// `bytes` more are alive.
+    pub(crate) fn add(&self, bytes: u64) {
+        let live = self.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(live, Ordering::Relaxed);
+    }
+
+    /// `bytes` fewer are alive.
+    pub(crate) fn sub(&self, bytes: u64) {
+        self.live.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// The most bytes alive at once so far.
+    pub(crate) fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+/// A row set on the books while it lives.
+#[derive(Debug)]
+struct Booked {
+    set: RowSet<Pattern>,
+    books: Arc<Books>,
+}
+
+impl Drop for Booked {
+    fn drop(&mut self) {
+        self.books.sub(self.set.bytes());
+    }
+}
+
+type Entry = Arc<OnceLock<Booked>>;
+
+/// The south quarter's row sets, built on demand.
+#[derive(Debug)]
+pub(crate) struct RowSets {
+    region: Region,
+    /// Most recently asked first; a row set is built once by the first thread that asks,
+    /// the others wait for it.
+    recent: Mutex<VecDeque<(usize, Entry)>>,
+    books: Arc<Books>,
+}
+
+/// A row set lent out: it stays alive while held, also if the cache lets it go meanwhile.
+pub(crate) struct Lent(Entry);
+
+impl Lent {
+    pub(crate) fn set(&self) -> &RowSet<Pattern> {
+        &self.0.get().expect("built before it is lent").set
+    }
+}
+
+impl RowSets {
+    /// Row sets of `region`, their bytes on `books`.
+    pub(crate) fn new(region: Region, books: Arc<Books>) -> RowSets {
+        RowSets {
+            region,
+            recent: Mutex::new(VecDeque::with_capacity(RECENT + 1)),
+            books,
+        }
+    }
+
+    /// The placements on the board rows `rows` (clipped to the quarter).
+    pub(crate) fn get(&self, rows: u64) -> Lent {
+        let local = self.region.local_rows(rows);
+        let entry = {
+            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            let entry = match recent.iter().position(|(r, _)| *r == local) {
+                Some(at) => recent.remove(at).expect("found").1,
+                None => Entry::default(),
+            };
+            recent.push_front((local, entry.clone()));
+            recent.truncate(RECENT);
+            entry
+        };
+        entry.get_or_init(|| {
+            let set = RowSet::build(self.region, local);
+            self.books.add(set.bytes());
+            Booked {
+                set,
+                books: self.books.clone(),
+            }
+        });
+        Lent(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_sets_are_built_once_while_recent_and_booked_while_alive() {
+        let region = Region {
+            n: 12,
+            row0: 6,
+            rows: 6,
+            col0: 0,
+            cols: 6,
+        };
+        let books = Arc::new(Books::default());
+        let sets = RowSets::new(region, books.clone());
+        let rows = 0b10_1101 << 6;
+        let first = sets.get(rows);
+        let again = sets.get(rows);
+        assert!(Arc::ptr_eq(&first.0, &again.0), "built once");
+        let built = RowSet::<Pattern>::build(region, 0b10_1101);
+        assert_eq!(first.set().cell(0b11_1100), built.cell(0b11_1100));
+        assert_eq!(books.peak(), built.bytes());
+        // RECENT other row sets push it out; held, it stays on the books until dropped
+        for other in 0..=RECENT as u64 {
+            drop(sets.get(other << 6));
+        }
+        assert!(books.live.load(Ordering::Relaxed) > built.bytes());
+        let before = books.live.load(Ordering::Relaxed);
+        drop((first, again));
+        assert_eq!(books.live.load(Ordering::Relaxed), before - built.bytes());
+        assert!(books.peak() >= before);
+    }
+}
