@@ -249,7 +249,7 @@ pub enum EngineArg {
     Mirror,
     /// Full 8-fold symmetry.
     D4,
-    /// Quadrant meet-in-the-middle (totals only, N up to 22).
+    /// Quadrant meet-in-the-middle (totals only, N up to 23).
     Quadrant,
 }
 

@@ -89,7 +89,7 @@ impl Devices {
 ///
 /// The engine `auto` takes: the engine a resumed run recorded (when it is the same run); on a
 /// GPU the full-symmetry engine; on the CPU the quadrant engine where it measured fastest
-/// (N = 14 to 20) if its tables fit the memory limit and it has the kernel asked for, unless
+/// (N = 14 to 23) if its tables fit the memory limit and it has the kernel asked for, unless
 /// fundamental solutions or a split depth are asked for; the full-symmetry engine otherwise
 /// (mirror halving below N = 4).
 pub(crate) fn resolve(
@@ -194,7 +194,7 @@ impl CountOptions {
     ///
     /// `auto` runs the full-symmetry engine on a GPU when the count uses one (see
     /// [`DeviceChoice::Auto`]); otherwise the quadrant engine where it measured fastest on the
-    /// CPU (N = 14 to 20) and its tables fit the memory limit, unless fundamental solutions or
+    /// CPU (N = 14 to 23) and its tables fit the memory limit, unless fundamental solutions or
     /// a split depth are asked for. So the plan of `auto` depends on whether the machine has a
     /// GPU: shards of one run made on machines of both kinds are refused by merge (name the
     /// engine for such a cluster).

@@ -515,7 +515,8 @@ fn units(n: usize) -> Vec<Unit> {
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board whose tables may take
 /// `memory_limit` bytes: where it measured faster than d4 (AVX2 Zen 3, one thread: N = 14,
 /// 15 at 1.3×, 1.2×, N = 16, 17, 18 at 2.8×, 3.1×, 4.75×; two threads: N = 19 at 4.3×, N = 20
-/// at 4.5–5.0× (d4 timed on one shard of eight); at N = 13 d4 is faster), and only with its
+/// at 4.5–5.0× (d4 timed on one shard of eight); Zen 5, two threads, one shard of each
+/// plan: N = 20 at 4.1×, N = 21 at 6.9×; at N = 13 d4 is faster), and only with its
 /// tables: without them it searches halves, and is slower than d4 (N = 17, two threads, Zen 4:
 /// 2.55 s against 1.36 s).
 pub fn auto_takes(n: usize, memory_limit: u64) -> bool {

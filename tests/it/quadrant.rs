@@ -107,6 +107,31 @@ fn random_shards_merge_to_the_total_and_verify() {
     }
 }
 
+/// A record whose unit says two more solutions than it has, its total raised to match: the
+/// recount (a row search restricted to the unit, not the tables) refuses it.
+#[test]
+fn verify_recounts_quadrant_units_without_trusting_a_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = shard_files(dir.path(), "t", 13, 2, &["--engine", "quadrant"]);
+    let mut record = json(&std::fs::read_to_string(&files[1]).unwrap());
+    let raise = |v: &mut serde_json::Value| {
+        let said: u64 = v.as_str().unwrap().parse().unwrap();
+        *v = (said + 2).to_string().into();
+    };
+    raise(&mut record["parts"]["total"][7]);
+    raise(&mut record["total"]);
+    std::fs::write(&files[1], record.to_string()).unwrap();
+    let (code, out, err) = merge_files(&files, &[]);
+    assert_eq!(
+        (code, out.trim()),
+        (0, "73714"),
+        "adds up without a recount: {err}"
+    );
+    let (code, out, err) = merge_files(&files, &["--verify", "100000"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("subtask 15 records total"), "{err}");
+}
+
 #[test]
 fn quadrant_shards_are_refused_beside_d4_shards() {
     let dir = tempfile::tempdir().unwrap();
