@@ -196,6 +196,14 @@ impl Checkpoint {
         };
         let mut lock_name = resolved.as_os_str().to_owned();
         lock_name.push(".lock");
+        let lock_path = Path::new(&lock_name);
+        // opening a FIFO would block until a writer came, a device could be anything
+        if let Some(kind) = fs::metadata(lock_path).ok().and_then(|m| not_a_file(&m)) {
+            return Err(fail(format!(
+                "its lock file {} is {kind}, not a regular file: remove it or use another checkpoint",
+                lock_path.display()
+            )));
+        }
         let lock = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -210,9 +218,10 @@ impl Checkpoint {
         match lock.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
-                return Err(fail(
-                    "is in use by another nqueens run (it holds the lock on FILE.lock); wait for it to end or use another file".into(),
-                ))
+                return Err(fail(format!(
+                    "is in use by another nqueens run (it holds the lock on {}); wait for it to end or use another file",
+                    lock_path.display()
+                )))
             }
             Err(fs::TryLockError::Error(e)) => return Err(fail(format!("cannot be locked: {e}"))),
         }
@@ -346,6 +355,31 @@ fn resolve_file(path: &Path) -> Result<PathBuf, Error> {
         }
         _ => Ok(resolved),
     }
+}
+
+/// What a file that is not a regular file is, in a few words (`None` for a regular file).
+fn not_a_file(m: &fs::Metadata) -> Option<&'static str> {
+    let kind = m.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
 }
 
 /// Follows symbolic links from `path` to the file they name (which need not exist yet).

@@ -106,6 +106,7 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
         }
     }
     match e.downcast_ref::<Error>() {
+        Some(Error::Interrupted) => say_interrupted("nqueens: interrupted"),
         Some(lib) => say!("nqueens: {}", cli::error_line(lib)),
         None => say!("nqueens: {e:#}"),
     }
@@ -246,6 +247,18 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// Says `message` once per process: the thread that handles a signal and the run that saw
+/// the stop may both get here, and whichever is second waits until the first has written it
+/// (so the process cannot end between the two with nothing said).
+fn say_interrupted(message: &str) {
+    static SAID: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if !*said {
+        say!("{message}");
+        *said = true;
+    }
+}
+
 /// For commands with nothing to save: the first SIGINT or SIGTERM (also one the shell had
 /// set to be ignored, as for a background job) ends the process at once with the message and
 /// exit code of the signal contract.
@@ -256,7 +269,7 @@ fn exit_on_signal() -> Result<()> {
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
         std::thread::spawn(move || {
             if signals.forever().next().is_some() {
-                say!("nqueens: interrupted");
+                say_interrupted("nqueens: interrupted");
                 std::process::exit(EXIT_INTERRUPTED.into());
             }
         });
@@ -329,7 +342,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     // process ends as soon as nothing is left to save: at once without a checkpoint, and
     // right after the save that follows the stop with one.
     let end_now = || {
-        say!("{interrupted}");
+        say_interrupted(&interrupted);
         std::process::exit(EXIT_INTERRUPTED.into());
     };
     if args.checkpoint.is_none() {
@@ -347,7 +360,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     }
     let outcome = match outcome {
         Err(Error::Interrupted) => {
-            say!("{interrupted}");
+            say_interrupted(&interrupted);
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         other => other?,

@@ -93,6 +93,8 @@ pub fn merge(
             }
         )));
     }
+    // the records agree with each other; that they name the plan they counted is checked once
+    rebuilt_plan(first_name, first)?;
     Ok(CountRecord {
         total: sum.total.to_string(),
         unique: first.unique.as_ref().map(|_| sum.unique.to_string()),
@@ -274,10 +276,12 @@ fn not_above_total(name: &str, what: &str, unique: u128, total: &str) -> Result<
     Ok(())
 }
 
+/// A count as nqueens writes it: decimal digits, no sign, no leading zero.
 fn number(name: &str, field: &str, v: &str) -> Result<u128, Error> {
-    v.parse::<u128>().map_err(|_| {
+    let written = v.bytes().all(|b| b.is_ascii_digit()) && (v == "0" || !v.starts_with('0'));
+    v.parse::<u128>().ok().filter(|_| written).ok_or_else(|| {
         Error::Merge(format!(
-            "{name}: {field} \"{v}\" is not a whole number below 2^128"
+            "{name}: {field} \"{v}\" is not a whole number below 2^128 as nqueens writes it (digits, no sign, no leading zero)"
         ))
     })
 }
@@ -404,21 +408,9 @@ pub fn verify(
         check_record(name, r, &MergeOptions { trust_totals: true })?;
         let bad = |what: String| Error::Merge(format!("{name}: {what}"));
         let parts = r.parts.as_ref().ok_or_else(|| {
-            bad("has no per-subtask parts to verify (only runs of one shard record them)".into())
+            bad("has no per-subtask parts to verify (only sharded runs record them: --shard I/M with --json)".into())
         })?;
-        let choice = r.engine.choice();
-        let prefix: Option<Vec<usize>> = match &r.prefix {
-            Some(p) if p.contains(&0) => return Err(bad("prefix columns are 1-based".into())),
-            Some(p) => Some(p.iter().map(|c| c - 1).collect()),
-            None => None,
-        };
-        let plan = Plan::new(r.n, choice, prefix.as_deref(), Some(r.split_depth))
-            .map_err(|e| bad(format!("cannot rebuild its plan: {e}")))?;
-        if Some(plan.digest()) != r.plan_digest || plan.len() != r.plan_subtasks {
-            return Err(bad(
-                "its plan digest is not this program's: verify with the nqueens version that counted it".into(),
-            ));
-        }
+        let plan = rebuilt_plan(name, r)?;
         let shard = shard_of(name, r)?;
         let positions = sample(&mut rng, r.subtasks, k);
         let ids: Vec<usize> = positions.iter().map(|&p| shard.global(p)).collect();
@@ -455,6 +447,38 @@ pub fn verify(
         }
     }
     Ok(())
+}
+
+/// The plan a record names (its N, engine, split depth and prefix), rebuilt, and checked
+/// against the plan size and digest it records: a record whose facts were changed (another
+/// N, say) or that another version of nqueens wrote is refused.
+fn rebuilt_plan(name: &str, r: &CountRecord) -> Result<Plan, Error> {
+    let bad = |what: String| Error::Merge(format!("{name}: {what}"));
+    let prefix: Option<Vec<usize>> = match &r.prefix {
+        Some(p) if p.contains(&0) => return Err(bad("prefix columns are 1-based".into())),
+        Some(p) => Some(p.iter().map(|c| c - 1).collect()),
+        None => None,
+    };
+    let plan = Plan::new(
+        r.n,
+        r.engine.choice(),
+        prefix.as_deref(),
+        Some(r.split_depth),
+    )
+    .map_err(|e| bad(format!("cannot rebuild its plan: {e}")))?;
+    if Some(plan.digest()) != r.plan_digest || plan.len() != r.plan_subtasks {
+        return Err(bad(format!(
+            "its plan ({} subtasks, digest {}) is not the plan of what it names (N = {}, engine {}, split depth {}: {} subtasks, digest {}): the record was changed, or another version of nqueens wrote it",
+            r.plan_subtasks,
+            r.plan_digest.as_deref().unwrap_or("none"),
+            r.n,
+            r.engine.name(),
+            r.split_depth,
+            plan.len(),
+            plan.digest(),
+        )));
+    }
+    Ok(plan)
 }
 
 /// `k` distinct positions out of `len`, in increasing order (all of them when `k >= len`).

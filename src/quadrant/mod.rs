@@ -558,13 +558,32 @@ pub fn tables_bytes(n: usize) -> u64 {
     TablePlan::new(n, &never).expect("never stopped").bytes
 }
 
-/// Half the machine's memory (Linux), else 2 GiB: what the tables may take by default.
+/// What the tables may take by default: half of the least of the machine's memory, the
+/// process's address-space limit (`ulimit -v`) and its cgroup's memory limit (Linux); else
+/// 2 GiB. Tables past a limit would end the process on a failed allocation.
 pub fn default_memory_limit() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let meminfo = read("/proc/meminfo").and_then(|m| {
         let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
-        line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
     });
-    total.map_or(2 << 30, |kib| kib * 1024 / 2)
+    let address_space = read("/proc/self/limits").and_then(|l| {
+        let line = l.lines().find(|l| l.starts_with("Max address space"))?;
+        line.split_whitespace().nth(3)?.parse::<u64>().ok()
+    });
+    // cgroup v2, then v1 (which says "no limit" with a number near 2^63)
+    let cgroup = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .into_iter()
+    .find_map(|path| read(path)?.trim().parse::<u64>().ok())
+    .filter(|&bytes| bytes < 1 << 62);
+    [meminfo, address_space, cgroup]
+        .into_iter()
+        .flatten()
+        .min()
+        .map_or(2 << 30, |bytes| bytes / 2)
 }
 
 /// Checks that the quadrant engine takes an `n`×`n` board.

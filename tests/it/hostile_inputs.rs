@@ -399,8 +399,9 @@ fn stale_checkpoint_temporaries_are_removed_by_the_lock_holder() {
 fn an_unopenable_lock_file_is_named_with_its_reason() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck");
-    // a directory where the lock file goes: refused whoever runs the test (root included)
-    std::fs::create_dir(dir.path().join("ck.lock")).unwrap();
+    // a link to a file in a folder that does not exist: the open fails whoever runs the test
+    // (root included); a directory there is refused as no regular file, before any open
+    std::os::unix::fs::symlink(dir.path().join("none/lock"), dir.path().join("ck.lock")).unwrap();
     let (code, out, err) = run(&["count", "8", "--checkpoint", ck.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.is_empty());

@@ -11,6 +11,8 @@ mod golden;
 mod gpu;
 #[cfg(unix)]
 mod hostile_inputs;
+#[cfg(unix)]
+mod hostile_inputs_2;
 mod layering;
 mod listing;
 mod naive;

@@ -1,0 +1,170 @@
+//! Hostile inputs, round two: each test closes a class of holes a second hostile pass found
+//! (a lock file that is no file, a lock message with a placeholder, a backwards reason, counts
+//! written as nqueens never writes them).
+
+use crate::cli::run;
+use crate::cluster::{bin, merge_files, shard_files};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A lock file that is a FIFO, a directory or a device is refused at once (a FIFO used to
+/// block the open forever, deaf to SIGINT), naming the lock file and what stands there.
+#[test]
+fn a_lock_file_that_is_no_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.ckpt");
+    let made = Command::new("mkfifo")
+        .arg(dir.path().join("f.ckpt.lock"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let folder = dir.path().join("d.ckpt");
+    std::fs::create_dir(dir.path().join("d.ckpt.lock")).unwrap();
+    let device = dir.path().join("n.ckpt");
+    std::os::unix::fs::symlink("/dev/null", dir.path().join("n.ckpt.lock")).unwrap();
+    for (checkpoint, kind) in [
+        (fifo, "a FIFO"),
+        (folder, "a directory"),
+        (device, "a device"),
+    ] {
+        let mut child = Command::new(bin())
+            .args(["count", "12", "--checkpoint"])
+            .arg(&checkpoint)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(10) {
+                child.kill().unwrap();
+                panic!("{checkpoint:?}: still waiting on its lock file");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(out.stdout.is_empty());
+        let lock = format!("{}.lock", checkpoint.display());
+        assert!(err.contains(&lock) && err.contains(kind), "{kind}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// The lock held by another run is named by its path, not a placeholder.
+#[test]
+fn a_held_lock_is_named_by_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("held.ckpt");
+    let lock_path = dir.path().join("held.ckpt.lock");
+    let lock = std::fs::File::create(&lock_path).unwrap();
+    lock.try_lock().unwrap();
+    let (code, out, err) = run(&["count", "8", "--checkpoint", checkpoint.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains(lock_path.to_str().unwrap()), "{err}");
+    assert!(!err.contains("FILE.lock"), "{err}");
+}
+
+/// `--verify` on a record without parts says which runs record them (sharded ones).
+#[test]
+fn verify_without_parts_names_the_runs_that_record_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, whole, _) = run(&["count", "9", "--json"]);
+    assert_eq!(code, 0);
+    let file = crate::cluster::write(dir.path(), "whole.json", &whole);
+    let (code, out, err) = merge_files(&[file], &["--trust-totals", "--verify", "3"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("only sharded runs record them"), "{err}");
+}
+
+/// Counts with a sign or a leading zero are not what nqueens writes: refused, the field named.
+#[test]
+fn counts_with_a_sign_or_a_leading_zero_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, written) in ["+{}", "0{}", " {}"].iter().enumerate() {
+        let files = shard_files(dir.path(), &format!("r{i}"), 10, 2, &["--engine", "d4"]);
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        let mut record: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let part = record["parts"]["total"][0].as_str().unwrap().to_string();
+        record["parts"]["total"][0] = written.replace("{}", &part).into();
+        std::fs::write(&files[0], record.to_string()).unwrap();
+        let (code, out, err) = merge_files(&files, &[]);
+        assert_eq!((code, out.as_str()), (1, ""), "{written}: {err}");
+        assert!(err.contains("as nqueens writes it"), "{written}: {err}");
+    }
+}
+
+/// `nqueens: interrupted` is said once, whichever of the signal thread and the run that saw
+/// the stop gets there first (twice in about half the runs of a hostile pass).
+#[test]
+fn interrupted_is_said_once() {
+    for (i, delay) in [20u64, 60, 150, 300, 20, 60, 150, 300]
+        .into_iter()
+        .enumerate()
+    {
+        let threads = if i % 2 == 0 { "2" } else { "64" };
+        let child = Command::new(bin())
+            .args(["count", "32", "-t", threads])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        let killed = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{err}");
+        assert_eq!(
+            err.matches("interrupted").count(),
+            1,
+            "after {delay} ms: {err}"
+        );
+    }
+}
+
+/// Under an address-space limit the default table budget shrinks with it: the quadrant
+/// engine searches halves (or `auto` takes d4), with a note, instead of aborting on a failed
+/// allocation (exit 134 with a garbled message before).
+#[test]
+fn an_address_space_limit_shrinks_the_table_budget() {
+    let bin = bin();
+    for engine in ["quadrant", "auto"] {
+        let script = format!(
+            "ulimit -v 400000 && exec '{}' count 22 --engine {engine} --shard 1/65536",
+            bin.display()
+        );
+        let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{engine}: {err}");
+        let total = String::from_utf8_lossy(&out.stdout);
+        assert!(total.trim().parse::<u64>().is_ok_and(|t| t > 0), "{total}");
+        assert!(err.contains("over the memory limit"), "{engine}: {err}");
+        assert!(!err.contains("memory allocation"), "{engine}: {err}");
+    }
+}
+
+/// Records whose N was changed in every shard agree with each other, but not with the plan
+/// they name: refused (they added up to an N = 15 total of 365596 before).
+#[test]
+fn records_that_name_another_board_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for engine in ["d4", "quadrant"] {
+        let files = shard_files(dir.path(), engine, 14, 3, &["--engine", engine]);
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            std::fs::write(file, text.replace("\"n\":14,", "\"n\":15,")).unwrap();
+        }
+        let (code, out, err) = merge_files(&files, &[]);
+        assert_eq!((code, out.as_str()), (1, ""), "{engine}: {err}");
+        assert!(
+            err.contains("is not the plan of what it names (N = 15"),
+            "{engine}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
