@@ -37,7 +37,9 @@ pub struct MergeOptions {
 /// ```
 /// use nqueens::{merge, MergeOptions};
 /// use nqueens::export::count::CountRecord;
-/// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":3,"plan_subtasks":6,"split_depth":2,"plan_digest":"0badcafe","nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i);
+/// // shards of N = 8's d4 plan at split depth 2 (35 subtasks, digest 779f8727): merge
+/// // rebuilds the plan that a record names and refuses one whose size or digest differ
+/// let line = |i| format!(r#"{{"schema_version":1,"n":8,"total":"{}","threads":1,"engine":"d4","kernel":"scalar","elapsed_s":0.1,"subtasks":{},"plan_subtasks":35,"split_depth":2,"plan_digest":"779f8727","nodes":"10","nodes_per_s":1.0,"complete":true,"shard":{{"index":{i},"count":2}},"version":"0.1.0"}}"#, 40 + 12 * i, 18 - i);
 /// let records: Vec<(String, CountRecord)> = (0..2)
 ///     .map(|i| (format!("shard{i}"), serde_json::from_str(&line(i)).unwrap()))
 ///     .collect();

@@ -12,6 +12,8 @@
 
 use crate::checkpoint::{Checkpoint, DoneSet, Part, RunIdentity};
 use crate::counts::Counts;
+use crate::device::DeviceChoice;
+use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
 use crate::execute::{self, Executed, Facts, Job};
 use crate::found::Found;
@@ -91,17 +93,48 @@ impl RunSettings {
     fn resolve(&self, checkpoint: Option<&Checkpoint>) -> Result<(Plan, Settings), Error> {
         let resumed = checkpoint.and_then(Checkpoint::saved_run);
         if let (Some(saved), Some(path)) = (resumed, &self.checkpoint) {
-            if saved.n != self.n {
-                return Err(Error::Checkpoint {
-                    path: path.display().to_string(),
-                    reason: format!(
-                        "belongs to another run (N={}, not N={}); use another file or delete it",
-                        saved.n, self.n
-                    ),
-                });
-            }
+            self.refuse_another_run(saved, path)?;
         }
         crate::settings::resolve(self.n, self.prefix.as_deref(), &self.options, resumed)
+    }
+
+    /// Refuses, before any plan is built, a checkpoint written by a run this one cannot be:
+    /// another N, another engine than the one asked for, or the CPU-only quadrant engine
+    /// resumed on a GPU. (Every other difference is found when its finished subtasks are
+    /// loaded.)
+    fn refuse_another_run(&self, saved: &RunIdentity, path: &std::path::Path) -> Result<(), Error> {
+        let written_by = format!(
+            "belongs to another run, written by a run of N = {} with engine {} (split depth {})",
+            saved.n, saved.engine, saved.split_depth
+        );
+        let refuse = |asked: String| {
+            Err(Error::Checkpoint {
+                path: path.display().to_string(),
+                reason: format!("{written_by}; this run asks for {asked}"),
+            })
+        };
+        let options = &self.options;
+        if saved.n != self.n {
+            return refuse(format!("N = {}: use another file or delete it", self.n));
+        }
+        let engine = Engine::from(options.engine);
+        if options.engine != EngineChoice::Auto
+            && saved.engine != Engine::Plain
+            && engine != saved.engine
+        {
+            return refuse(format!(
+                "engine {engine}: resume it with --engine {}, or use another file",
+                saved.engine
+            ));
+        }
+        let gpu = matches!(options.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly)
+            || options.gpus.is_some();
+        if saved.engine == Engine::Quadrant && gpu {
+            return refuse(
+                "a GPU, and the quadrant engine counts on the CPU only: resume it with --device auto or cpu, or use another file".into(),
+            );
+        }
+        Ok(())
     }
 }
 

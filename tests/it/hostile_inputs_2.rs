@@ -168,3 +168,52 @@ fn records_that_name_another_board_are_refused() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A checkpoint of another run is refused with exit 1, naming the file, what wrote it and
+/// what this run asks for (a mirror checkpoint resumed with `--engine quadrant` was told, exit
+/// 2, that no split depth was allowed; a quadrant one resumed with `--device gpu` was told to
+/// use `--engine quadrant`, which was then refused again).
+#[test]
+fn a_checkpoint_of_another_run_names_both_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let (mirror, quadrant) = (path("m.ckpt"), path("q.ckpt"));
+    for (ckpt, engine) in [(&mirror, "mirror"), (&quadrant, "quadrant")] {
+        let (code, out, err) = run(&["count", "13", "--engine", engine, "--checkpoint", ckpt]);
+        assert_eq!((code, out.trim()), (0, "73712"), "{err}");
+    }
+    let cases: [(&[&str], &str, &str); 4] = [
+        (
+            &["--engine", "quadrant"],
+            &mirror,
+            "engine mirror (split depth",
+        ),
+        (&["--device", "gpu"], &quadrant, "counts on the CPU only"),
+        (
+            &["--device", "gpu", "--engine", "quadrant"],
+            &quadrant,
+            "--device auto or cpu",
+        ),
+        (
+            &["--engine", "d4"],
+            &quadrant,
+            "resume it with --engine quadrant",
+        ),
+    ];
+    for (flags, ckpt, words) in cases {
+        let mut args = vec!["count", "13", "--checkpoint", ckpt];
+        args.extend(flags);
+        let (code, out, err) = run(&args);
+        assert_eq!((code, out.as_str()), (1, ""), "{args:?}: {err}");
+        assert!(
+            err.contains(ckpt) && err.contains("another run, written by a run of N = 13"),
+            "{err}"
+        );
+        assert!(err.contains(words), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // the same run resumes, the engine taken from the file
+    let (code, out, err) = run(&["count", "13", "--checkpoint", &quadrant, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"engine\":\"quadrant\""), "{out}");
+}
