@@ -50,7 +50,7 @@ pub struct ScaleArgs {
     #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, env = "NQUEENS_THREADS", allow_negative_numbers = true)]
     pub threads: Option<Vec<usize>>,
     /// Timed runs per thread count.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 3, value_parser = whole(1, u32::MAX), allow_negative_numbers = true)]
     pub repeat: u32,
     /// Pin worker threads to cores.
     #[arg(long)]
@@ -79,7 +79,7 @@ pub struct HowArgs {
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
     /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = at_least(0usize), allow_negative_numbers = true)]
     pub gpus: Option<Vec<usize>>,
     /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
@@ -133,7 +133,7 @@ pub struct MergeArgs {
     #[arg(long)]
     pub json: bool,
     /// Recount K randomly chosen subtasks of every shard and refuse on any difference.
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "K", value_parser = whole(1, u64::MAX), allow_negative_numbers = true)]
     pub verify: Option<u64>,
     /// Add up shard records that carry no per-subtask parts on their totals alone (they are
     /// refused otherwise: nothing checks such a total).
@@ -171,7 +171,7 @@ pub struct CountArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub prefix: Option<String>,
     /// Rows enumerated into subtasks (default: chosen from N).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least(1usize), allow_negative_numbers = true)]
     pub split_depth: Option<usize>,
     /// Print time, engine, kernel, subtasks and search nodes on stderr.
     #[arg(long)]
@@ -183,11 +183,11 @@ pub struct CountArgs {
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
     /// Seconds between checkpoint saves (0.1 to 86400).
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub checkpoint_every: f64,
     /// Count only shard I (0-based) of M (default: from SLURM_ARRAY_TASK_ID/COUNT or
     /// JOB_COMPLETION_INDEX/NQUEENS_SHARDS).
-    #[arg(long, value_name = "I/M", value_parser = parse_shard)]
+    #[arg(long, value_name = "I/M", value_parser = parse_shard, allow_hyphen_values = true)]
     pub shard: Option<Shard>,
 }
 
@@ -200,7 +200,7 @@ pub struct ListArgs {
     #[command(flatten)]
     pub search: SearchArgs,
     /// Print only the first K solutions.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = whole(0, u64::MAX), allow_negative_numbers = true)]
     pub limit: Option<u64>,
     /// After the solutions, print the total number of solutions (of classes with --unique).
     #[arg(long)]
@@ -324,6 +324,30 @@ impl From<KernelArg> for KernelChoice {
             KernelArg::Avx2 => KernelChoice::Avx2,
             KernelArg::Avx512 => KernelChoice::Avx512,
         }
+    }
+}
+
+/// A parser of whole numbers from `min` to `max` whose refusal states that range (clap's
+/// own words were "invalid digit found in string", and `-1` was taken for a flag).
+fn whole<T>(min: T, max: T) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static,
+{
+    move |s: &str| match s.trim().parse::<T>() {
+        Ok(v) if min <= v && v <= max => Ok(v),
+        _ => Err(format!("a whole number from {min} to {max} is allowed")),
+    }
+}
+
+/// [`whole`] for a flag whose largest value depends on the board or the machine (the
+/// library refuses a value past it, naming the real bound).
+fn at_least<T>(min: T) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static,
+{
+    move |s: &str| match s.trim().parse::<T>() {
+        Ok(v) if min <= v => Ok(v),
+        _ => Err(format!("a whole number from {min} up is allowed")),
     }
 }
 

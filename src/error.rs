@@ -44,12 +44,14 @@ pub enum Error {
         max: usize,
     },
     /// A split depth that gives too many subtasks.
-    #[error("split depth {depth} gives more than {max} subtasks; choose a smaller split depth")]
+    #[error("split depth {depth} gives more than {max} subtasks: this board takes split depths from 1 to {deepest}")]
     TooManySubtasks {
         /// What was asked (or the default's depth).
         depth: usize,
         /// The most subtasks a plan may hold.
         max: usize,
+        /// The deepest split that gives no more than `max` subtasks.
+        deepest: usize,
     },
     /// An engine asked for by name together with a prefix, which is counted without symmetry.
     #[error("a prefix is counted without symmetry: engine {} cannot take one (use engine auto)", .0.name())]

@@ -224,9 +224,14 @@ impl Rows {
         let max_depth = n.min(MAX_SPLIT);
         if let Some(d) = depth {
             if d == 0 || d > max_depth {
+                // the range stated is the real one: as deep as the subtasks stay few enough
+                let deepest = match Rows::build(n, (engine, frames), Some(max_depth)) {
+                    Err(Error::TooManySubtasks { deepest, .. }) => deepest,
+                    _ => max_depth,
+                };
                 return Err(Error::BadSplitDepth {
                     depth: d,
-                    max: max_depth,
+                    max: deepest,
                 });
             }
         }
@@ -250,6 +255,7 @@ impl Rows {
             level = expand(&frames, &level, rows).ok_or(Error::TooManySubtasks {
                 depth: depth.unwrap_or(rows + 1),
                 max: MAX_SUBTASKS,
+                deepest: rows,
             })?;
             rows += 1;
         }

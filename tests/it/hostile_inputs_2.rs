@@ -217,3 +217,79 @@ fn a_checkpoint_of_another_run_names_both_runs() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"engine\":\"quadrant\""), "{out}");
 }
+
+/// Every numeric flag answers a bad value with one line naming the flag, the value and the
+/// range allowed (clap's own "unexpected argument '-1' found" and "invalid digit found in
+/// string" named neither); the range stated is the real one.
+#[test]
+fn numeric_flags_name_the_flag_the_value_and_the_range() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["count", "8", "--split-depth", "-1"],
+            "--split-depth",
+            "from 1",
+        ),
+        (&["merge", "x", "--verify", "-1"], "--verify", "from 1"),
+        (&["merge", "x", "--verify", "abc"], "--verify", "from 1"),
+        (
+            &["count", "8", "--checkpoint-every", "-1"],
+            "--checkpoint-every",
+            "from 0.1",
+        ),
+        (&["scale", "8", "--repeat", "-1"], "--repeat", "from 1"),
+        (&["scale", "8", "--repeat", "1e3"], "--repeat", "from 1"),
+        (&["list", "8", "--limit", "-1"], "--limit", "from 0"),
+        (
+            &["list", "8", "--limit", "18446744073709551616"],
+            "--limit",
+            "from 0",
+        ),
+        (&["count", "8", "--gpus", "-1"], "--gpus", "from 0"),
+        (&["count", "8", "--shard", "-1/2"], "--shard", "0 <= I < M"),
+        (
+            &["count", "8", "--split-depth", ""],
+            "--split-depth",
+            "from 1",
+        ),
+        (
+            &["count", "8", "--memory-limit", "4 G"],
+            "--memory-limit",
+            "like 512M",
+        ),
+        // past a small board's rows, and past what keeps N = 32's subtasks few enough
+        (
+            &["count", "8", "--split-depth", "99"],
+            "--split-depth",
+            "from 1 to 8",
+        ),
+        (
+            &["count", "32", "--split-depth", "12"],
+            "--split-depth",
+            "from 1 to 4",
+        ),
+        (
+            &["count", "32", "--split-depth", "6"],
+            "--split-depth",
+            "from 1 to 4",
+        ),
+    ];
+    for &(args, flag, range) in cases {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        let value = args[args.len() - 1];
+        assert!(err.contains(flag) && err.contains(value), "{args:?}: {err}");
+        assert!(err.contains(range), "{args:?}: {err}");
+    }
+    let out = Command::new(bin())
+        .args(["count", "8"])
+        .env("NQUEENS_THREADS", "abc")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("NQUEENS_THREADS") && err.contains("'abc'") && err.contains("from 1 to"),
+        "{err}"
+    );
+}
