@@ -25,6 +25,21 @@ const EXIT_USAGE: u8 = 2;
 /// Exit code after an interruption (SIGINT/SIGTERM).
 const EXIT_INTERRUPTED: u8 = 130;
 
+/// The exit code of a run stopped by SIGHUP (a closed terminal or ssh session): 128 + 1.
+const EXIT_HANGUP: u8 = 129;
+
+/// The exit code of the signal that stopped the run: SIGHUP's, or SIGINT's and SIGTERM's.
+fn interrupted_code() -> u8 {
+    if HANGUP.load(std::sync::atomic::Ordering::Relaxed) {
+        EXIT_HANGUP
+    } else {
+        EXIT_INTERRUPTED
+    }
+}
+
+/// Set by SIGHUP, which stops a run as SIGTERM does, with its own exit code.
+static HANGUP: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
+
 /// Writes one line on stderr. A stderr that cannot take it (full, closed) is ignored: a
 /// message must never take the program down.
 macro_rules! say {
@@ -125,7 +140,7 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
         None => say!("nqueens: {e:#}"),
     }
     match e.downcast_ref::<Error>() {
-        Some(Error::Interrupted) => ExitCode::from(EXIT_INTERRUPTED),
+        Some(Error::Interrupted) => ExitCode::from(interrupted_code()),
         Some(e) if e.is_usage() => ExitCode::from(EXIT_USAGE),
         _ => ExitCode::FAILURE,
     }
@@ -246,17 +261,23 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A flag set by the first SIGINT or SIGTERM; a second one ends the process at once.
+/// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once.
 fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(
-            signal,
-            EXIT_INTERRUPTED as i32,
-            flag.clone(),
-        )?;
-        signal_hook::flag::register(signal, flag.clone())?;
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        for (signal, code) in [
+            (SIGINT, EXIT_INTERRUPTED),
+            (SIGTERM, EXIT_INTERRUPTED),
+            (SIGHUP, EXIT_HANGUP),
+        ] {
+            signal_hook::flag::register_conditional_shutdown(signal, code.into(), flag.clone())?;
+            if signal == SIGHUP {
+                signal_hook::flag::register(SIGHUP, HANGUP.clone())?;
+            }
+            signal_hook::flag::register(signal, flag.clone())?;
+        }
     }
     Ok(flag)
 }
@@ -279,12 +300,17 @@ fn say_interrupted(message: &str) {
 fn exit_on_signal() -> Result<()> {
     #[cfg(unix)]
     {
-        use signal_hook::consts::{SIGINT, SIGTERM};
-        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
         std::thread::spawn(move || {
-            if signals.forever().next().is_some() {
+            if let Some(signal) = signals.forever().next() {
                 say_interrupted("nqueens: interrupted");
-                std::process::exit(EXIT_INTERRUPTED.into());
+                let code = if signal == SIGHUP {
+                    EXIT_HANGUP
+                } else {
+                    EXIT_INTERRUPTED
+                };
+                std::process::exit(code.into());
             }
         });
     }
@@ -357,7 +383,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     // right after the save that follows the stop with one.
     let end_now = || {
         say_interrupted(&interrupted);
-        std::process::exit(EXIT_INTERRUPTED.into());
+        std::process::exit(interrupted_code().into());
     };
     if args.checkpoint.is_none() {
         exit_on_signal()?;
@@ -375,7 +401,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     let outcome = match outcome {
         Err(Error::Interrupted) => {
             say_interrupted(&interrupted);
-            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+            return Ok(ExitCode::from(interrupted_code()));
         }
         other => other?,
     };

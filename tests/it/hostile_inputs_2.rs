@@ -293,3 +293,45 @@ fn numeric_flags_name_the_flag_the_value_and_the_range() {
         "{err}"
     );
 }
+
+/// SIGHUP (a closed terminal or ssh session) stops `count --checkpoint` as SIGTERM does:
+/// saved, said, exit 129 (it ended with 129 and no save), and the same command resumes.
+#[test]
+fn sighup_saves_the_checkpoint_and_exits_129() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("h.ckpt").display().to_string();
+    let args = [
+        "count",
+        "17",
+        "--engine",
+        "d4",
+        "-t",
+        "2",
+        "--checkpoint",
+        &ckpt,
+    ];
+    let child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let sent = Command::new("kill")
+        .args(["-HUP", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(129), "{err}");
+    assert!(
+        out.stdout.is_empty() && err.contains("interrupted") && err.contains(&ckpt),
+        "{err}"
+    );
+    let (code, out, err) = run(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let record: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(record["total"], "95815104");
+    assert!(record["resumed_subtasks"].as_u64().unwrap() > 0, "{out}");
+}
