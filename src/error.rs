@@ -128,6 +128,10 @@ pub enum Error {
     /// A shard that does not exist.
     #[error("invalid shard: {0}")]
     BadShard(String),
+    /// A shard that a batch scheduler's environment variables select badly (one missing,
+    /// two that disagree, a value that is no shard).
+    #[error("the shard from the environment: {0}")]
+    BadShardEnv(String),
     /// A checkpoint that cannot be used (corrupt, truncated, foreign) or cannot be written.
     #[error("checkpoint {path}: {reason}")]
     Checkpoint {

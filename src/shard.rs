@@ -63,7 +63,9 @@ impl Shard {
     /// Slurm job arrays: `SLURM_ARRAY_TASK_ID` with `SLURM_ARRAY_TASK_COUNT`, counted from
     /// `SLURM_ARRAY_TASK_MIN` in steps of `SLURM_ARRAY_TASK_STEP` when the array does not
     /// run 0, 1, 2, ... Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX` with `NQUEENS_SHARDS`.
-    /// An index without its count is refused: it would silently count the whole board.
+    /// An index without its count, or a count without its index, is refused: it would
+    /// silently count the whole board; so are Slurm's and Kubernetes' variables when both
+    /// are set and select different shards.
     ///
     /// ```
     /// use nqueens::Shard;
@@ -77,49 +79,71 @@ impl Shard {
     /// assert_eq!(Shard::from_env(env(&[])).unwrap(), None);
     /// ```
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>, Error> {
-        let number = |name: &str| -> Result<Option<usize>, Error> {
-            match var(name) {
-                None => Ok(None),
-                Some(v) => v
-                    .trim()
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| Error::BadShard(format!("{name}={v} is not a whole number"))),
-            }
-        };
+        let number =
+            |name: &str| -> Result<Option<usize>, Error> {
+                match var(name) {
+                    None => Ok(None),
+                    Some(v) => v.trim().parse().map(Some).map_err(|_| {
+                        Error::BadShardEnv(format!("{name}={v} is not a whole number"))
+                    }),
+                }
+            };
         let without = |index: &str, count: &str| {
-            Error::BadShard(format!(
+            Error::BadShardEnv(format!(
                 "{index} is set but {count} is not: set both to count one shard"
             ))
         };
-        match (
+        let slurm = match (
             number("SLURM_ARRAY_TASK_ID")?,
             number("SLURM_ARRAY_TASK_COUNT")?,
         ) {
             (Some(id), Some(count)) => {
                 let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-                let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+                let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
+                if step == 0 {
+                    return Err(Error::BadShardEnv(
+                        "SLURM_ARRAY_TASK_STEP=0: an array's step is at least 1".into(),
+                    ));
+                }
                 let offset = id.checked_sub(min).ok_or_else(|| {
-                    Error::BadShard(format!(
+                    Error::BadShardEnv(format!(
                         "SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
                     ))
                 })?;
                 if offset % step != 0 {
-                    return Err(Error::BadShard(format!(
+                    return Err(Error::BadShardEnv(format!(
                         "SLURM_ARRAY_TASK_ID={id} is not SLURM_ARRAY_TASK_MIN={min} plus a multiple of SLURM_ARRAY_TASK_STEP={step}"
                     )));
                 }
-                return Shard::new(offset / step, count).map(Some);
+                let shard = Shard::new(offset / step, count).map_err(|_| {
+                    Error::BadShardEnv(format!(
+                        "SLURM_ARRAY_TASK_ID={id} is task {} of an array of SLURM_ARRAY_TASK_COUNT={count} tasks (from SLURM_ARRAY_TASK_MIN={min} in steps of {step}): the task count is too small",
+                        offset / step
+                    ))
+                })?;
+                Some(shard)
             }
             (Some(_), None) => {
                 return Err(without("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT"))
             }
-            _ => {}
-        }
-        match (number("JOB_COMPLETION_INDEX")?, number("NQUEENS_SHARDS")?) {
-            (Some(index), Some(count)) => Shard::new(index, count).map(Some),
-            (Some(_), None) => Err(without("JOB_COMPLETION_INDEX", "NQUEENS_SHARDS")),
-            _ => Ok(None),
+            _ => None,
+        };
+        let kubernetes = match (number("JOB_COMPLETION_INDEX")?, number("NQUEENS_SHARDS")?) {
+            (Some(index), Some(count)) => Some(Shard::new(index, count).map_err(|_| {
+                Error::BadShardEnv(format!(
+                    "JOB_COMPLETION_INDEX={index} is not a shard of NQUEENS_SHARDS={count}"
+                ))
+            })?),
+            (Some(_), None) => return Err(without("JOB_COMPLETION_INDEX", "NQUEENS_SHARDS")),
+            (None, Some(_)) => return Err(without("NQUEENS_SHARDS", "JOB_COMPLETION_INDEX")),
+            (None, None) => None,
+        };
+        match (slurm, kubernetes) {
+            (Some(s), Some(k)) if s != k => Err(Error::BadShardEnv(format!(
+                "Slurm's array variables select shard {s} and Kubernetes' JOB_COMPLETION_INDEX with NQUEENS_SHARDS shard {k}: unset one, or give --shard"
+            ))),
+            (Some(s), _) => Ok(Some(s)),
+            (None, k) => Ok(k),
         }
     }
 }

@@ -335,3 +335,59 @@ fn sighup_saves_the_checkpoint_and_exits_129() {
     assert_eq!(record["total"], "95815104");
     assert!(record["resumed_subtasks"].as_u64().unwrap() > 0, "{out}");
 }
+
+/// Scheduler variables that cannot select one shard are refused with one line naming them:
+/// a count without its index (the whole board was counted silently), Slurm and Kubernetes
+/// selecting different shards (Slurm won silently), a step of 0.
+#[test]
+fn shard_variables_that_do_not_select_one_shard_are_refused() {
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[("NQUEENS_SHARDS", "2")],
+            "NQUEENS_SHARDS is set but JOB_COMPLETION_INDEX is not",
+        ),
+        (
+            &[
+                ("SLURM_ARRAY_TASK_ID", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+                ("JOB_COMPLETION_INDEX", "0"),
+                ("NQUEENS_SHARDS", "2"),
+            ],
+            "select shard 1/2 and Kubernetes",
+        ),
+        (
+            &[
+                ("SLURM_ARRAY_TASK_ID", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+                ("SLURM_ARRAY_TASK_STEP", "0"),
+            ],
+            "SLURM_ARRAY_TASK_STEP=0",
+        ),
+        (
+            &[("JOB_COMPLETION_INDEX", "3"), ("NQUEENS_SHARDS", "2")],
+            "not a shard of NQUEENS_SHARDS=2",
+        ),
+    ];
+    for &(vars, words) in cases {
+        let mut command = Command::new(bin());
+        command.args(["count", "8"]);
+        for var in [
+            "SLURM_ARRAY_TASK_ID",
+            "SLURM_ARRAY_TASK_COUNT",
+            "JOB_COMPLETION_INDEX",
+            "NQUEENS_SHARDS",
+        ] {
+            command.env_remove(var);
+        }
+        command.envs(vars.iter().copied());
+        let out = command.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{vars:?}: {err}");
+        assert!(out.stdout.is_empty(), "{vars:?}");
+        assert!(
+            err.contains(words) && err.contains("from the environment"),
+            "{vars:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
