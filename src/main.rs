@@ -174,7 +174,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     use nqueens::scale;
-    exit_on_signal()?;
+    // a stop ends the measurement: what was measured is printed, then the signal's exit code
+    let stop = interrupt_flag()?;
     let asked = args
         .threads
         .clone()
@@ -191,6 +192,7 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
         &args.options(),
         &threads,
         args.repeat as usize,
+        &stop,
         |t, run, secs| say!("threads={t} run={run} {secs:.3}s"),
     )?;
     // the table first: what was measured is printed whatever becomes of the plot
@@ -203,6 +205,13 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
+    if !report.complete {
+        say_interrupted(&format!(
+            "nqueens: interrupted; the rows above hold the runs measured before the stop, fewer than --repeat {}",
+            args.repeat
+        ));
+        return Ok(ExitCode::from(interrupted_code()));
+    }
     if let Some(path) = &args.plot {
         plot::write(path, &plot::svg(&report)?)?;
     }

@@ -1,9 +1,10 @@
 //! Core-scaling measurement of `count N` (its exporters are in [`crate::export::scale`]).
 
-use crate::count::count;
 use crate::error::Error;
 use crate::options::CountOptions;
+use crate::run::{run, Hooks, RunSettings};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Facts about the machine a measurement ran on.
 ///
@@ -75,8 +76,9 @@ pub struct ScaleRow {
 ///
 /// ```
 /// use nqueens::{scale, CountOptions};
-/// let report = scale::measure(8, &CountOptions::default(), &[1, 2], 1, |_, _, _| {}).unwrap();
-/// assert_eq!((report.total.as_str(), report.rows.len()), ("92", 2));
+/// let never = std::sync::atomic::AtomicBool::new(false);
+/// let report = scale::measure(8, &CountOptions::default(), &[1, 2], 1, &never, |_, _, _| {}).unwrap();
+/// assert_eq!((report.total.as_str(), report.rows.len(), report.complete), ("92", 2, true));
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScaleReport {
@@ -100,6 +102,14 @@ pub struct ScaleReport {
     pub machine: Machine,
     /// One row per thread count.
     pub rows: Vec<ScaleRow>,
+    /// Whether every run asked for was measured (false: stopped, the rows hold the runs
+    /// measured before the stop).
+    #[serde(default = "complete_by_default")]
+    pub complete: bool,
+}
+
+fn complete_by_default() -> bool {
+    true
 }
 
 /// The default thread list: 1, 2, 4, ... and all logical CPUs.
@@ -178,11 +188,14 @@ pub fn thread_list(asked: &[usize]) -> (Vec<usize>, bool) {
 /// one untimed warm-up run, in rounds (each thread count once per round), and checks that
 /// every run agrees.
 /// `on_run(threads, run, seconds)` is called after each timed run (for progress on stderr).
+/// Setting `stop` ends the measurement within about a millisecond: the report then holds the
+/// runs measured so far and is not `complete` ([`Error::Interrupted`] when none was).
 ///
 /// ```
 /// use nqueens::{scale, CountOptions};
+/// let never = std::sync::atomic::AtomicBool::new(false);
 /// let mut runs = 0;
-/// let report = scale::measure(7, &CountOptions::default(), &[2], 2, |_, _, _| runs += 1).unwrap();
+/// let report = scale::measure(7, &CountOptions::default(), &[2], 2, &never, |_, _, _| runs += 1).unwrap();
 /// // a 1-thread baseline is added: 2 thread counts, 2 timed runs each
 /// assert_eq!((runs, report.rows[0].threads, report.total.as_str()), (4, 1, "40"));
 /// ```
@@ -191,6 +204,7 @@ pub fn measure(
     opts: &CountOptions,
     threads: &[usize],
     repeat: usize,
+    stop: &AtomicBool,
     mut on_run: impl FnMut(usize, usize, f64),
 ) -> Result<ScaleReport, Error> {
     for &t in threads {
@@ -205,17 +219,29 @@ pub fn measure(
         threads: threads.last().copied(),
         ..opts.clone()
     };
-    let first = count(n, &warm)?;
+    let hooks = Hooks {
+        cancel: Some(stop),
+        ..Hooks::default()
+    };
+    let first = run(&RunSettings::new(n, warm, None), &hooks)?.counts;
     // round by round, every thread count once a round: a machine that drifts (other
     // tenants, clocks) slows all thread counts alike instead of one block of runs
     let mut samples: Vec<(usize, Vec<f64>)> = threads.iter().map(|&t| (t, Vec::new())).collect();
-    for run in 0..repeat {
+    let mut complete = true;
+    'rounds: for round in 0..repeat {
         for (t, times) in &mut samples {
             let run_opts = CountOptions {
                 threads: Some(*t),
                 ..opts.clone()
             };
-            let c = count(n, &run_opts)?;
+            let c = match run(&RunSettings::new(n, run_opts, None), &hooks) {
+                Ok(outcome) if !stop.load(Ordering::Relaxed) => outcome.counts,
+                Ok(_) | Err(Error::Interrupted) => {
+                    complete = false;
+                    break 'rounds;
+                }
+                Err(e) => return Err(e),
+            };
             if (first.total, first.unique) != (c.total, c.unique) {
                 return Err(Error::Mismatch(format!(
                     "{t} threads counted {} where {} threads counted {}",
@@ -223,9 +249,13 @@ pub fn measure(
                 )));
             }
             let secs = c.elapsed.as_secs_f64();
-            on_run(*t, run + 1, secs);
+            on_run(*t, round + 1, secs);
             times.push(secs);
         }
+    }
+    samples.retain(|(_, times)| !times.is_empty());
+    if samples.is_empty() {
+        return Err(Error::Interrupted);
     }
     Ok(ScaleReport {
         n,
@@ -238,5 +268,6 @@ pub fn measure(
         version: env!("CARGO_PKG_VERSION").into(),
         machine: Machine::current(),
         rows: rows(&samples),
+        complete,
     })
 }

@@ -77,7 +77,8 @@ pub fn to_table(rows: &[ScaleRow]) -> String {
 ///
 /// ```
 /// use nqueens::{export, scale, CountOptions};
-/// let report = scale::measure(6, &CountOptions::default(), &[1], 1, |_, _, _| {}).unwrap();
+/// let never = std::sync::atomic::AtomicBool::new(false);
+/// let report = scale::measure(6, &CountOptions::default(), &[1], 1, &never, |_, _, _| {}).unwrap();
 /// let back: scale::ScaleReport = serde_json::from_str(&export::scale::to_json(&report)).unwrap();
 /// assert_eq!(back, report);
 /// ```

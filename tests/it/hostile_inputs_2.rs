@@ -391,3 +391,39 @@ fn shard_variables_that_do_not_select_one_shard_are_refused() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// `scale` stopped by SIGINT prints the rows measured so far (JSON says `complete: false`),
+/// then exits 130 (it printed no table).
+#[test]
+fn a_stopped_scale_prints_what_it_measured() {
+    let child = Command::new(bin())
+        .args([
+            "scale",
+            "14",
+            "--threads",
+            "1,2",
+            "--repeat",
+            "100000",
+            "--format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["complete"], false);
+    assert_eq!(report["total"], "365596");
+    let runs = report["rows"][0]["runs"].as_u64().unwrap();
+    assert!((1..100_000).contains(&runs), "{report}");
+    assert_eq!(err.matches("interrupted").count(), 1, "{err}");
+}

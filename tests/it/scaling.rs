@@ -65,6 +65,7 @@ fn exporters_give_exact_text() {
             os: "linux-x86_64".into(),
         },
         rows: r[..1].to_vec(),
+        complete: true,
     };
     assert_eq!(
         to_json(&report),
@@ -72,7 +73,7 @@ fn exporters_give_exact_text() {
          \"subtasks\":5078,\"pinned\":false,\"version\":\"0.1.0\",\"machine\":{\"logical_cpus\":2,\
          \"physical_cores\":1,\"cpu_model\":\"Test CPU\",\"kernel\":null,\"os\":\"linux-x86_64\"},\
          \"rows\":[{\"threads\":1,\"runs\":3,\"median_s\":4.0,\"min_s\":3.8,\"max_s\":4.2,\
-         \"speedup\":1.0,\"efficiency\":1.0}]}\n"
+         \"speedup\":1.0,\"efficiency\":1.0}],\"complete\":true}\n"
     );
 }
 
@@ -201,6 +202,7 @@ fn scale_runs_thread_counts_in_alternating_rounds() {
         &nqueens::CountOptions::default(),
         &[2],
         3,
+        &std::sync::atomic::AtomicBool::new(false),
         |threads, run, _| order.push((threads, run)),
     )
     .unwrap();
