@@ -128,6 +128,7 @@ impl Lister {
                     },
                 )
             });
+            let before = written;
             while let Some(front) = queue.front_mut() {
                 let take = front.count.min(limit - written);
                 let end = if take < front.count {
@@ -147,6 +148,11 @@ impl Lister {
                 } else {
                     break;
                 }
+            }
+            // what a round found goes out now: a reader waits for no buffer to fill, and one
+            // that has gone (`| head`) is seen at the next round's flush, not the next 64 KiB
+            if written > before {
+                out.flush()?;
             }
         }
         out.flush()?;
