@@ -404,7 +404,7 @@ fn collect(
         gpu_items: executed.gpu_items,
         gpu_dispatches: executed.gpu_dispatches,
         plan_digest: plan.digest(),
-        tables_bytes: plan.quadrant_layout().map(|layout| layout.memory().tables),
+        tables_bytes: layout.map(|layout| layout.memory().tables),
         elapsed,
         peak_memory: peak_memory(),
         notes: notes.collect(),

@@ -264,17 +264,15 @@ impl Layout {
                         let upper = (region, north.row_set(north_rows));
                         let queens = north_rows.count_ones();
                         let south_rows = rows & !north_rows;
-                        match south {
-                            South::Whole(south) => {
-                                let lower = south.row_set(south_rows);
-                                quarter::half_from_tables(upper, lower, queens, avoid, pairs, out);
-                            }
+                        let lent;
+                        let lower = match south {
+                            South::Whole(south) => south.row_set(south_rows),
                             South::OnDemand(sets) => {
-                                let lower = sets.get(south_rows);
-                                let lower = lower.set();
-                                quarter::half_from_tables(upper, lower, queens, avoid, pairs, out);
+                                lent = sets.get(south_rows);
+                                lent.set()
                             }
-                        }
+                        };
+                        quarter::half_from_tables(upper, lower, queens, avoid, pairs, out);
                     }
                     Halves::Search { .. } => {
                         let west_cols = (1u64 << half) - 1;
