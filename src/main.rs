@@ -37,6 +37,14 @@ fn interrupted_code() -> u8 {
     }
 }
 
+/// The signals that stop a run, and the exit code each ends it with.
+#[cfg(unix)]
+const STOP_SIGNALS: [(i32, u8); 3] = [
+    (signal_hook::consts::SIGINT, EXIT_INTERRUPTED),
+    (signal_hook::consts::SIGTERM, EXIT_INTERRUPTED),
+    (signal_hook::consts::SIGHUP, EXIT_HANGUP),
+];
+
 /// Set by SIGHUP, which stops a run as SIGTERM does, with its own exit code.
 static HANGUP: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
 
@@ -274,19 +282,12 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
 fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        for (signal, code) in [
-            (SIGINT, EXIT_INTERRUPTED),
-            (SIGTERM, EXIT_INTERRUPTED),
-            (SIGHUP, EXIT_HANGUP),
-        ] {
-            signal_hook::flag::register_conditional_shutdown(signal, code.into(), flag.clone())?;
-            if signal == SIGHUP {
-                signal_hook::flag::register(SIGHUP, HANGUP.clone())?;
-            }
-            signal_hook::flag::register(signal, flag.clone())?;
+    for (signal, code) in STOP_SIGNALS {
+        signal_hook::flag::register_conditional_shutdown(signal, code.into(), flag.clone())?;
+        if code == EXIT_HANGUP {
+            signal_hook::flag::register(signal, HANGUP.clone())?;
         }
+        signal_hook::flag::register(signal, flag.clone())?;
     }
     Ok(flag)
 }
@@ -303,23 +304,18 @@ fn say_interrupted(message: &str) {
     }
 }
 
-/// For commands with nothing to save: the first SIGINT or SIGTERM (also one the shell had
-/// set to be ignored, as for a background job) ends the process at once with the message and
-/// exit code of the signal contract.
+/// For commands with nothing to save: the first SIGINT, SIGTERM or SIGHUP (also one the
+/// shell had set to be ignored, as for a background job) ends the process at once with the
+/// message and exit code of the signal contract.
 fn exit_on_signal() -> Result<()> {
     #[cfg(unix)]
     {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
                 say_interrupted("nqueens: interrupted");
-                let code = if signal == SIGHUP {
-                    EXIT_HANGUP
-                } else {
-                    EXIT_INTERRUPTED
-                };
-                std::process::exit(code.into());
+                let code = STOP_SIGNALS.iter().find(|(s, _)| *s == signal).map(|s| s.1);
+                std::process::exit(code.unwrap_or(EXIT_INTERRUPTED).into());
             }
         });
     }
