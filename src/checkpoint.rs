@@ -345,10 +345,12 @@ fn runs_of(done: &DoneSet) -> Vec<DoneRun> {
 /// could be read without end or block forever.
 fn resolve_file(path: &Path) -> Result<PathBuf, Error> {
     let resolved = resolve_links(path)?;
-    match fs::metadata(&resolved) {
-        Ok(m) if !m.is_file() => Err(checkpoint_error(
+    match fs::metadata(&resolved).map(|m| not_a_file(&m)) {
+        Ok(Some(kind)) => Err(checkpoint_error(
             path,
-            "is not a regular file (a checkpoint must be a file, or not exist yet)".into(),
+            format!(
+                "is {kind}, not a regular file (a checkpoint must be a file, or not exist yet)"
+            ),
         )),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             Err(checkpoint_error(path, format!("cannot be read: {e}")))
@@ -379,7 +381,7 @@ fn not_a_file(m: &fs::Metadata) -> Option<&'static str> {
             return Some("a device");
         }
     }
-    Some("not a regular file")
+    Some("a special file")
 }
 
 /// Follows symbolic links from `path` to the file they name (which need not exist yet).
