@@ -7,6 +7,26 @@ use crate::cluster::{bin, merge_files, shard_files};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Runs the binary with `args`, sends it `signal` (`-INT`, `-HUP`) `after` its start, and
+/// gives how it ended, what it wrote on stdout and on stderr.
+fn signalled(args: &[&str], after: Duration, signal: &str) -> (Option<i32>, Vec<u8>, String) {
+    let child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "{args:?}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), out.stdout, err)
+}
+
 /// A lock file that is a FIFO, a directory or a device is refused at once (a FIFO used to
 /// block the open forever, deaf to SIGINT), naming the lock file and what stands there.
 #[test]
@@ -104,21 +124,9 @@ fn interrupted_is_said_once() {
         .enumerate()
     {
         let threads = if i % 2 == 0 { "2" } else { "64" };
-        let child = Command::new(bin())
-            .args(["count", "32", "-t", threads])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
-        let killed = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let out = child.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(130), "{err}");
+        let args = ["count", "32", "-t", threads];
+        let (code, _, err) = signalled(&args, Duration::from_millis(delay), "-INT");
+        assert_eq!(code, Some(130), "{err}");
         assert_eq!(
             err.matches("interrupted").count(),
             1,
@@ -310,23 +318,10 @@ fn sighup_saves_the_checkpoint_and_exits_129() {
         "--checkpoint",
         &ckpt,
     ];
-    let child = Command::new(bin())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(400));
-    let sent = Command::new("kill")
-        .args(["-HUP", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(129), "{err}");
+    let (code, out, err) = signalled(&args, Duration::from_millis(400), "-HUP");
+    assert_eq!(code, Some(129), "{err}");
     assert!(
-        out.stdout.is_empty() && err.contains("interrupted") && err.contains(&ckpt),
+        out.is_empty() && err.contains("interrupted") && err.contains(&ckpt),
         "{err}"
     );
     let (code, out, err) = run(&[&args[..], &["--json"]].concat());
@@ -396,31 +391,19 @@ fn shard_variables_that_do_not_select_one_shard_are_refused() {
 /// then exits 130 (it printed no table).
 #[test]
 fn a_stopped_scale_prints_what_it_measured() {
-    let child = Command::new(bin())
-        .args([
-            "scale",
-            "14",
-            "--threads",
-            "1,2",
-            "--repeat",
-            "100000",
-            "--format",
-            "json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let args = [
+        "scale",
+        "14",
+        "--threads",
+        "1,2",
+        "--repeat",
+        "100000",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = signalled(&args, Duration::from_millis(1500), "-INT");
+    assert_eq!(code, Some(130), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(report["complete"], false);
     assert_eq!(report["total"], "365596");
     let runs = report["rows"][0]["runs"].as_u64().unwrap();
