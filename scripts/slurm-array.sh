@@ -4,16 +4,25 @@
 # Submitted as is, it sends two jobs to Slurm: an array of M tasks (ids 0 to M-1), each
 # counting one shard of N-Queens for board side N on all the cores Slurm gives it, and a merge
 # job that runs once every task has succeeded and writes the total to nqueens-N-M/total.json.
+# Before submitting anything it checks N, M and the flags with `nqueens count --dry-run`.
 #
 # Each task keeps a checkpoint. Slurm sends SIGTERM 60 s before the time limit (and on
-# preemption): the count saves and stops, and the task asks Slurm to requeue it, so it resumes
-# where it stopped instead of failing the merge's dependency. A task's shard is its array id
-# and M, so one task resubmitted alone (sbatch --array=5 ...) still counts shard 5 of M. Its
-# result is written to a temporary file and renamed: a finished result is never emptied.
+# preemption, or `scancel -b -s TERM JOB_TASK`): the count saves and stops, and the task asks
+# Slurm to requeue it, so it resumes where it stopped instead of failing the merge's
+# dependency. Its result is written to a temporary file and renamed: a finished result is
+# never emptied. Each task's messages, over all its starts, are in nqueens-N-M/slurm-JOB_TASK.out.
 #
-#   sbatch (and scontrol, for requeues) are needed on PATH; `nqueens` must be on PATH on the
+# A task that fails (exit other than a requeue) makes Slurm cancel the merge job. Fix the
+# cause, resubmit that task alone (its shard is its array id and M, so task K of the same
+# command counts shard K of M), then merge by hand:
+#   sbatch --array=K --requeue --open-mode=append --output='nqueens-N-M/slurm-%A_%a.out' \
+#       scripts/slurm-array.sh N M [the same flags]
+#   nqueens merge nqueens-N-M/shard-*.json --json > nqueens-N-M/total.json
+#
+#   sbatch and scontrol are needed on PATH; `nqueens` must be on PATH here and on the
 #   compute nodes (or set NQUEENS_BIN), and the working directory must be on a shared file
 #   system. Slurm options (partition, time, account) come from the usual SBATCH_* variables.
+#   To try it on one machine: scripts/slurm-local.sh up DIR.
 #
 # Example: scripts/slurm-array.sh 21 256 --unique
 set -euo pipefail
@@ -47,16 +56,36 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     fi
     exit "$code"
 fi
-n=${1:?usage: scripts/slurm-array.sh N M [extra count flags]}
-m=${2:?usage: scripts/slurm-array.sh N M [extra count flags]}
+usage="usage: scripts/slurm-array.sh N M [extra count flags]"
+refuse() { echo "slurm-array.sh: $1; nothing submitted" >&2; exit "${2:-2}"; }
+[ $# -ge 2 ] || refuse "$usage"
+n=$1
+m=$2
 shift 2
+case $m in
+'' | *[!0-9]* | 0*) refuse "M '$m' is not a shard count: a whole number from 1 (no sign, no leading 0)" ;;
+esac
+for tool in sbatch scontrol; do
+    command -v "$tool" >/dev/null \
+        || refuse "$tool is not on PATH: run this where Slurm's commands are (a login node; to try it here: scripts/slurm-local.sh up DIR)" 1
+done
+max_array=$(scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" { print $3 }') || max_array=""
+if [ -n "$max_array" ] && { [ "${#m}" -gt 18 ] || [ "$m" -gt "$max_array" ]; }; then
+    refuse "M '$m' is more shards than this cluster's MaxArraySize allows (1 to $max_array)"
+fi
+bin=${NQUEENS_BIN:-nqueens}
+command -v "$bin" >/dev/null || refuse "'$bin' not found (set NQUEENS_BIN or put nqueens on PATH)" 1
+# the count's own checks, with the shard the tasks take: nqueens names a bad value in one line
+"$bin" count "$n" --shard "0/$m" --dry-run "$@" >/dev/null || exit
 dir=nqueens-$n-$m
 mkdir -p "$dir"
-bin=${NQUEENS_BIN:-nqueens}
 script=$(realpath "$0")
-array=$(sbatch --parsable --array="0-$((m - 1))" --requeue --signal=B:TERM@60 \
+array=$(sbatch --parsable --array="0-$((m - 1))" --requeue --signal=B:TERM@60 --open-mode=append \
     --job-name="nqueens-$n" --output="$dir/slurm-%A_%a.out" "$script" "$n" "$m" "$@")
-merge=$(sbatch --parsable --dependency="afterok:${array%%;*}" --job-name="nqueens-$n-merge" \
-    --output="$dir/merge.out" \
+array=${array%%;*}
+merge=$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes \
+    --job-name="nqueens-$n-merge" --output="$dir/merge.out" \
     --wrap="$bin merge $dir/shard-*.json --json > $dir/total.json.tmp && mv $dir/total.json.tmp $dir/total.json")
+merge=${merge%%;*}
 echo "submitted array job $array ($m shards) and merge job $merge; total will be in $dir/total.json"
+echo "each task's messages: $dir/slurm-${array}_TASK.out; a failed task cancels the merge job (see the head of $script)"

@@ -189,6 +189,10 @@ pub struct CountArgs {
     /// JOB_COMPLETION_INDEX/NQUEENS_SHARDS).
     #[arg(long, value_name = "I/M", value_parser = parse_shard, allow_hyphen_values = true)]
     pub shard: Option<Shard>,
+    /// Check the arguments and print the plan this count would run (engine, subtasks, digest,
+    /// shard) as one line, without counting.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `nqueens list N`.

@@ -71,7 +71,7 @@ pub use options::CountOptions;
 pub use parallel::MAX_THREADS;
 pub use plan::{Plan, Subtask};
 pub use render::Format;
-pub use run::{run, Hooks, Progress, RunOutcome, RunSettings, SaveFailed, StopSaved};
+pub use run::{run, Hooks, Progress, RunOutcome, RunSettings};
 pub use settings::{gpu_adapters, probe_gpu};
 pub use shard::Shard;
 pub use solution::{solutions, Solution, Solutions};

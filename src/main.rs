@@ -368,6 +368,9 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         save_every: Duration::from_secs_f64(args.checkpoint_every),
         ..RunSettings::new(args.n, args.options(), prefix)
     };
+    if args.dry_run {
+        return dry_run(&settings);
+    }
     let bar = Progress::new(args.progress);
     let report = |done: usize, of: usize| {
         if let Some(bar) = &bar {
@@ -431,5 +434,27 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     if args.stats {
         say!("{}", stats_line(counts));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `count --dry-run`: what the count would run, from the same resolution as the count itself.
+fn dry_run(settings: &RunSettings) -> Result<ExitCode> {
+    settings.options.resolved_threads()?;
+    let plan = settings
+        .options
+        .plan(settings.n, settings.prefix.as_deref())?;
+    let shard = settings.shard;
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "n={} engine={} split_depth={} plan_subtasks={} plan_digest={} shard={shard} subtasks={}",
+        plan.n(),
+        plan.engine().name(),
+        plan.depth(),
+        plan.len(),
+        plan.digest(),
+        shard.len(plan.len()),
+    )?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

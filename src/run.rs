@@ -32,14 +32,6 @@ use std::time::{Duration, Instant};
 /// A callback type; [`Hooks`]' example passes one.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// Called when a checkpoint save fails during the run; the save is tried again later.
-///
-/// A callback type, like [`Progress`]: called with the failed save's error.
-pub type SaveFailed<'a> = &'a (dyn Fn(&Error) + Sync);
-
-/// Told that a stopped run's checkpoint holds what was finished: see [`Hooks::on_stop_saved`].
-pub type StopSaved<'a> = &'a (dyn Fn() + Sync);
-
 /// How often the checkpoint saver looks at the stop flag between saves.
 const STOP_LOOK: Duration = Duration::from_millis(10);
 
@@ -162,12 +154,13 @@ pub struct Hooks<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// Progress reports.
     pub progress: Option<Progress<'a>>,
-    /// Reports of failed saves during the run.
-    pub on_save_error: Option<SaveFailed<'a>>,
+    /// Called with the error of a save that failed during the run (the save is tried again
+    /// at the next interval).
+    pub on_save_error: Option<&'a (dyn Fn(&Error) + Sync)>,
     /// Called once a stop was asked for and the checkpoint saved what was finished by then
     /// (runs with a checkpoint only), before the workers are waited for: a program that must
     /// end at once may end here, losing nothing but the subtasks in flight.
-    pub on_stop_saved: Option<StopSaved<'a>>,
+    pub on_stop_saved: Option<&'a (dyn Fn() + Sync)>,
 }
 
 /// What a finished run found.

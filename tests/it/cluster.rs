@@ -79,6 +79,59 @@ fn binary_shards_merge_to_the_full_count() {
 }
 
 #[test]
+fn dry_run_names_the_plan_the_count_runs_and_refuses_what_it_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    for args in [
+        &["15", "--shard", "2/3"][..],
+        &["12", "--engine", "d4", "--split-depth", "2"],
+        &["9", "--engine", "mirror", "--unique"],
+    ] {
+        let with = |extra: &[&str]| {
+            let mut all = vec!["count"];
+            all.extend_from_slice(args);
+            all.extend_from_slice(extra);
+            run(&all)
+        };
+        let (code, out, err) = with(&["--dry-run", "--checkpoint", ckpt]);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+        assert!(!Path::new(ckpt).exists(), "a dry run opened its checkpoint");
+        let (_, json, _) = with(&["--json"]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let shard = match v.get("shard") {
+            Some(s) => format!("{}/{}", s["index"], s["count"]),
+            None => "0/1".into(),
+        };
+        let expect = format!(
+            "n={} engine={} split_depth={} plan_subtasks={} plan_digest={} shard={shard} subtasks={}\n",
+            v["n"],
+            v["engine"].as_str().unwrap(),
+            v["split_depth"],
+            v["plan_subtasks"],
+            v["plan_digest"].as_str().unwrap(),
+            v["subtasks"]
+        );
+        assert_eq!(out, expect, "{args:?}");
+    }
+    for bad in [
+        &["33"][..],
+        &["17", "--engine", "quadrant", "--unique"],
+        &["12", "--shard", "3/2"],
+        &["12", "--threads", "0"],
+    ] {
+        let mut all = vec!["count", "--dry-run"];
+        all.extend_from_slice(bad);
+        let (code, out, err) = run(&all);
+        assert_eq!(
+            (code, out.as_str(), err.lines().count()),
+            (2, "", 1),
+            "{bad:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn scheduler_variables_select_the_same_shard_as_the_flag() {
     let shard_json = |envs: &[(&str, &str)], extra: &[&str]| {
         let mut cmd = nqueens();

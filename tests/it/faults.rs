@@ -324,73 +324,10 @@ fn a_symlinked_checkpoint_writes_its_target_and_stays_a_link() {
     assert_eq!(json(&out)["resumed_subtasks"], json(&out)["subtasks"]);
 }
 
+// scripts/slurm-array.sh itself (requeue on SIGTERM, a task resubmitted alone, a failed task)
+// is tested on a real Slurm by tests/slurm.sh, which .ci/run starts.
 #[test]
-fn slurm_tasks_keep_their_shard_keep_finished_results_and_requeue_on_sigterm() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-array.sh");
-    let fake = dir.path().join("bin");
-    std::fs::create_dir(&fake).unwrap();
-    let scontrol = fake.join("scontrol");
-    std::fs::write(&scontrol, "#!/bin/sh\necho \"$@\" >> scontrol.log\n").unwrap();
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&scontrol)
-        .status()
-        .unwrap();
-    std::fs::create_dir(dir.path().join("nqueens-17-4")).unwrap();
-    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
-    // task 2 resubmitted alone: Slurm says the array has one task
-    let task = |extra: &[&str]| {
-        let mut cmd = Command::new("bash");
-        cmd.arg(script).args(["17", "4"]).args(extra);
-        cmd.current_dir(dir.path())
-            .env("PATH", &path)
-            .env("NQUEENS_BIN", bin())
-            .env("SLURM_ARRAY_TASK_ID", "2")
-            .env("SLURM_ARRAY_TASK_COUNT", "1")
-            .env("SLURM_ARRAY_TASK_MIN", "2")
-            .env("SLURM_ARRAY_JOB_ID", "77")
-            .env("SLURM_CPUS_PER_TASK", "1");
-        cmd
-    };
-    let result = dir.path().join("nqueens-17-4/shard-2.json");
-    let child = task(&[
-        "--kernel",
-        "scalar",
-        "--engine",
-        "d4",
-        "--checkpoint-every",
-        "0.1",
-    ])
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
-    wait_for_checkpoint(&dir.path().join("nqueens-17-4/shard-2.ckpt"));
-    kill("-TERM", child.id());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let log = std::fs::read_to_string(dir.path().join("scontrol.log")).unwrap();
-    assert_eq!(log.trim(), "requeue 77_2");
-    assert!(!result.exists());
-    // the requeued task resumes and finishes shard 2 of 4
-    assert!(task(&["--engine", "d4"]).status().unwrap().success());
-    let v = json(&std::fs::read_to_string(&result).unwrap());
-    assert_eq!(
-        (v["shard"]["index"].as_u64(), v["shard"]["count"].as_u64()),
-        (Some(2), Some(4))
-    );
-    assert!(v["resumed_subtasks"].as_u64().unwrap() > 0);
-    // a run that fails leaves a finished result as it was
-    let before = std::fs::read_to_string(&result).unwrap();
-    assert!(!task(&["--engine", "nope"]).status().unwrap().success());
-    assert_eq!(std::fs::read_to_string(&result).unwrap(), before);
-    // the step of an array counts
+fn an_array_with_a_step_counts_the_shard_of_its_position() {
     let out = Command::new(bin())
         .args(["count", "8", "--json"])
         .env("SLURM_ARRAY_TASK_ID", "5")

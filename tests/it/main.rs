@@ -19,3 +19,4 @@ mod naive;
 mod oeis;
 mod quadrant;
 mod scaling;
+mod surface;
