@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Marks the file as ours.
 const FORMAT: &str = "nqueens-checkpoint";
@@ -181,6 +182,9 @@ pub struct Checkpoint {
     /// Held, never read: the lock lasts as long as the handle.
     _lock: fs::File,
     saved: Option<Body>,
+    /// Finished subtasks the file on disk holds (`None`: no file yet): what it read, then
+    /// what each save that succeeded wrote.
+    held: Mutex<Option<usize>>,
 }
 
 impl Checkpoint {
@@ -230,11 +234,15 @@ impl Checkpoint {
         // from a run killed while saving
         remove_stale_temporaries(&resolved, &dir);
         let saved = read_body(&resolved)?;
+        let held = saved
+            .as_ref()
+            .map(|body| body.done.iter().map(|r| r.total.len()).sum());
         Ok(Checkpoint {
             path: resolved,
             dir,
             _lock: lock,
             saved,
+            held: Mutex::new(held),
         })
     }
 
@@ -308,14 +316,31 @@ impl Checkpoint {
         let text = format!("{json}\ncrc32 {:08x}\n", crc32fast::hash(json.as_bytes()));
         let fail = |e: std::io::Error| checkpoint_error(&self.path, format!("cannot write: {e}"));
         let mut tmp = temporary(&self.path, &self.dir).map_err(fail)?;
-        tmp.write_all(text.as_bytes()).map_err(fail)?;
+        // through the file itself: tempfile's writer would name its temporary in every error
+        tmp.as_file_mut().write_all(text.as_bytes()).map_err(fail)?;
         tmp.as_file().sync_all().map_err(fail)?;
         tmp.persist(&self.path).map_err(|e| fail(e.error))?;
         // make the rename itself durable
         if let Ok(d) = fs::File::open(&self.dir) {
             let _ = d.sync_all();
         }
+        *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(done.len());
         Ok(())
+    }
+
+    /// What the file on disk still holds after `failed` (a save's error), for a run of
+    /// `of` subtasks: said when a save fails where no later one will follow.
+    pub fn left_as_it_was(&self, failed: Error, of: usize) -> String {
+        let reason = match failed {
+            Error::Checkpoint { reason, .. } => reason,
+            other => other.to_string(),
+        };
+        match *self.held.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(held) => format!(
+                "{reason}; the file still holds {held} of {of} finished subtasks, from its last save"
+            ),
+            None => format!("{reason}; no checkpoint was written"),
+        }
     }
 }
 

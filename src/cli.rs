@@ -81,7 +81,8 @@ pub struct HowArgs {
     /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = at_least(0usize), allow_negative_numbers = true)]
     pub gpus: Option<Vec<usize>>,
-    /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM).
+    /// Memory the quadrant engine's tables may take, like 512M or 4G (default: half the RAM,
+    /// or of the process's address-space or cgroup limit when less).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub memory_limit: Option<u64>,
 }

@@ -149,6 +149,15 @@ pub enum Error {
     /// The run was cancelled before all subtasks finished.
     #[error("interrupted")]
     Interrupted,
+    /// The run was cancelled and the save that should have kept its finished subtasks
+    /// failed: the checkpoint holds what an earlier save wrote.
+    #[error("interrupted, and the last save failed: checkpoint {path}: {reason}")]
+    InterruptedUnsaved {
+        /// The checkpoint.
+        path: String,
+        /// Why the save failed, and what the file still holds.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -161,6 +170,7 @@ impl Error {
                 | Error::Merge(_)
                 | Error::Mismatch(_)
                 | Error::Interrupted
+                | Error::InterruptedUnsaved { .. }
                 | Error::Failed(_)
         )
     }

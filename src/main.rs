@@ -144,11 +144,14 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
     }
     match e.downcast_ref::<Error>() {
         Some(Error::Interrupted) => say_interrupted("nqueens: interrupted"),
+        Some(e @ Error::InterruptedUnsaved { .. }) => say_interrupted(&format!("nqueens: {e}")),
         Some(lib) => say!("nqueens: {}", cli::error_line(lib)),
         None => say!("nqueens: {e:#}"),
     }
     match e.downcast_ref::<Error>() {
-        Some(Error::Interrupted) => ExitCode::from(interrupted_code()),
+        Some(Error::Interrupted | Error::InterruptedUnsaved { .. }) => {
+            ExitCode::from(interrupted_code())
+        }
         Some(e) if e.is_usage() => ExitCode::from(EXIT_USAGE),
         _ => ExitCode::FAILURE,
     }
@@ -377,7 +380,16 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
             bar.update(done, of);
         }
     };
-    let save_failed = |e: &Error| say!("nqueens: {e}; trying again at the next save");
+    // a save failing for the same reason every interval (a full disk) is said once
+    let last_save_error = std::sync::Mutex::new(String::new());
+    let save_failed = |e: &Error| {
+        let line = e.to_string();
+        let mut last = last_save_error.lock().unwrap_or_else(|e| e.into_inner());
+        if *last != line {
+            say!("nqueens: {line}; trying again at every save");
+            *last = line;
+        }
+    };
     let interrupted = match &args.checkpoint {
         Some(path) => format!(
             "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
@@ -409,6 +421,10 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     let outcome = match outcome {
         Err(Error::Interrupted) => {
             say_interrupted(&interrupted);
+            return Ok(ExitCode::from(interrupted_code()));
+        }
+        Err(e @ Error::InterruptedUnsaved { .. }) => {
+            say_interrupted(&format!("nqueens: {e}"));
             return Ok(ExitCode::from(interrupted_code()));
         }
         other => other?,

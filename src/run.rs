@@ -191,7 +191,7 @@ pub struct RunOutcome {
 }
 
 /// Runs the pipeline. On cancellation the checkpoint (if any) is saved and the result is
-/// [`Error::Interrupted`] (or the save's error when that save failed).
+/// [`Error::Interrupted`] ([`Error::InterruptedUnsaved`] when that save failed).
 ///
 /// ```
 /// use nqueens::{run, CountOptions, Hooks, RunSettings};
@@ -225,9 +225,22 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         None => None,
     }
     .unwrap_or_else(|| DoneSet::new(shard_len));
+    let shown_path = || {
+        let path = settings
+            .checkpoint
+            .as_deref()
+            .unwrap_or(std::path::Path::new(""));
+        path.display().to_string()
+    };
     if let Some(file) = &checkpoint {
         // fail fast: a file that cannot be written is found before the work, not after it
-        file.save(&identity, &done)?;
+        file.save(&identity, &done).map_err(|e| Error::Checkpoint {
+            path: shown_path(),
+            reason: format!(
+                "{}; nothing was counted: free space (or name another file) and run the same command",
+                file.left_as_it_was(e, shard_len)
+            ),
+        })?;
     }
     let resumed = done.len();
     let todo: Vec<usize> = (0..shard_len)
@@ -284,7 +297,10 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
                 {
                     if !stop_saved && cancel.load(Ordering::Relaxed) {
                         stop_saved = true;
-                        if save(done) {
+                        // not reported when it fails: the save after the workers leave is the
+                        // last try, and the run's error says what the file holds
+                        drain(inbox, done);
+                        if file.save(identity, done).is_ok() {
                             if let Some(saved) = hooks.on_stop_saved {
                                 saved();
                             }
@@ -307,7 +323,18 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         None => Ok(()),
     };
     let executed = match executed {
-        Err(Error::Interrupted) => return Err(saved.err().unwrap_or(Error::Interrupted)),
+        Err(Error::Interrupted) => {
+            return Err(match (saved, &checkpoint) {
+                (Err(e), Some(file)) => Error::InterruptedUnsaved {
+                    path: shown_path(),
+                    reason: format!(
+                        "{}: free space and run the same command to resume",
+                        file.left_as_it_was(e, shard_len)
+                    ),
+                },
+                _ => Error::Interrupted,
+            })
+        }
         other => other?,
     };
     // collect

@@ -111,9 +111,7 @@ pub(crate) fn resolve(
             opts.split_depth.get_or_insert(saved.split_depth);
         }
     }
-    let memory_limit = opts
-        .memory_limit
-        .unwrap_or_else(crate::quadrant::default_memory_limit);
+    let memory_limit = crate::quadrant::memory_limit(opts.memory_limit);
     let cpu_only = opts.engine == EngineChoice::Quadrant;
     let devices = Devices::choose(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
     let quadrant_would = opts.engine == EngineChoice::Auto
@@ -124,6 +122,15 @@ pub(crate) fn resolve(
         && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
         && crate::quadrant::auto_takes(n, u64::MAX);
     let mut notes = Vec::new();
+    let tables_matter = quadrant_would
+        || (opts.engine == EngineChoice::Quadrant && n <= crate::quadrant::QUADRANT_MAX_N);
+    if tables_matter {
+        notes.extend(crate::quadrant::held_limit_note(
+            n,
+            opts.memory_limit,
+            memory_limit,
+        ));
+    }
     let engine = match opts.engine {
         EngineChoice::Auto if quadrant_would && crate::quadrant::auto_takes(n, memory_limit) => {
             EngineChoice::Quadrant
@@ -158,9 +165,7 @@ pub(crate) fn resolve(
 pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Error> {
     let cpu_only = plan.quadrant_layout().is_some();
     let devices = Devices::choose(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
-    let memory_limit = opts
-        .memory_limit
-        .unwrap_or_else(crate::quadrant::default_memory_limit);
+    let memory_limit = crate::quadrant::memory_limit(opts.memory_limit);
     settings(plan, opts, devices, memory_limit)
 }
 

@@ -250,7 +250,7 @@ fn a_save_that_fails_mid_run_is_reported_retried_and_the_total_printed() {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("trying again at the next save"), "{err}");
+    assert!(err.contains("trying again at every save"), "{err}");
     assert!(err.contains("the total above is complete"), "{err}");
     assert_eq!(
         json(&String::from_utf8_lossy(&out.stdout))["total"],

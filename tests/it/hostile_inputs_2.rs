@@ -135,15 +135,19 @@ fn interrupted_is_said_once() {
     }
 }
 
-/// Under an address-space limit the default table budget shrinks with it: the quadrant
-/// engine searches halves (or `auto` takes d4), with a note, instead of aborting on a failed
-/// allocation (exit 134 with a garbled message before).
+/// Under an address-space limit the table budget shrinks with it, a `--memory-limit` past
+/// it too (with a note): the quadrant engine searches halves (or `auto` takes d4), with a
+/// note, instead of aborting on a failed allocation (exit 134 with a garbled message before).
 #[test]
 fn an_address_space_limit_shrinks_the_table_budget() {
     let bin = bin();
-    for engine in ["quadrant", "auto"] {
+    for (engine, limit) in [
+        ("quadrant", ""),
+        ("auto", ""),
+        ("quadrant", "--memory-limit 10G"),
+    ] {
         let script = format!(
-            "ulimit -v 400000 && exec '{}' count 22 --engine {engine} --shard 1/65536",
+            "ulimit -v 400000 && exec '{}' count 22 --engine {engine} --shard 1/65536 {limit}",
             bin.display()
         );
         let out = Command::new("sh").args(["-c", &script]).output().unwrap();
@@ -153,6 +157,12 @@ fn an_address_space_limit_shrinks_the_table_budget() {
         assert!(total.trim().parse::<u64>().is_ok_and(|t| t > 0), "{total}");
         assert!(err.contains("over the memory limit"), "{engine}: {err}");
         assert!(!err.contains("memory allocation"), "{engine}: {err}");
+        let held = "--memory-limit 10 GiB is held to";
+        assert_eq!(
+            err.contains(held),
+            !limit.is_empty(),
+            "{engine} {limit}: {err}"
+        );
     }
 }
 
@@ -443,4 +453,145 @@ fn a_listing_reader_that_stops_early_is_not_kept_waiting() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// A small filesystem of its own (tmpfs), unmounted when dropped.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    /// `None` where this user may not mount (only root may; CI runs as root).
+    fn mount(size: &str) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if mounted {
+            return Some(SmallDisk { dir });
+        }
+        let id = Command::new("id").arg("-u").output().unwrap();
+        let root = String::from_utf8_lossy(&id.stdout).trim() == "0";
+        assert!(
+            !root,
+            "root could not mount a tmpfs on {}",
+            dir.path().display()
+        );
+        None
+    }
+
+    /// Takes every byte left.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut filler = std::fs::File::create(self.dir.path().join("filler")).unwrap();
+        while filler.write_all(&[0; 4096]).is_ok() {}
+    }
+
+    fn free(&self) {
+        std::fs::remove_file(self.dir.path().join("filler")).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// The finished subtasks a checkpoint file holds, read from its body.
+fn finished_in(checkpoint: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(checkpoint).unwrap();
+    let body: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let runs = body["done"].as_array().unwrap();
+    runs.iter()
+        .map(|r| r["total"].as_array().unwrap().len())
+        .sum()
+}
+
+/// SIGINT while the checkpoint's disk is full: exit 130, "interrupted", why the last save
+/// failed and what the file on disk still holds (which is what it holds); resumed while the
+/// disk is still full: exit 1 saying the same, nothing counted; a failing save said once.
+#[test]
+fn sigint_with_the_checkpoint_disk_full_says_what_the_file_still_holds() {
+    let Some(disk) = SmallDisk::mount("1m") else {
+        eprintln!("skipped: mounting a small filesystem needs root");
+        return;
+    };
+    let checkpoint = disk.dir.path().join("c.ckpt");
+    let path = checkpoint.display().to_string();
+    let args = [
+        "count",
+        "18",
+        "--engine",
+        "d4",
+        "--kernel",
+        "scalar",
+        "--threads",
+        "1",
+        "--checkpoint",
+        &path,
+        "--checkpoint-every",
+        "0.1",
+    ];
+    let child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !checkpoint.exists() || finished_in(&checkpoint) == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no save with work in it"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    disk.fill();
+    std::thread::sleep(Duration::from_millis(600)); // saves fail meanwhile
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(out.stdout.is_empty());
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "one line for the failing saves, one at the end: {err}"
+    );
+    assert!(lines[0].contains("No space left on device"), "{err}");
+    let last = lines[1];
+    assert!(
+        last.starts_with("nqueens: interrupted, and the last save failed: checkpoint ")
+            && last.contains(&path)
+            && last.contains("No space left on device"),
+        "{last}"
+    );
+    let held = finished_in(&checkpoint);
+    assert!(held > 0);
+    let says = format!("still holds {held} of 32939 finished subtasks");
+    assert!(last.contains(&says), "{last} (the file holds {held})");
+    // resumed while the disk is still full: refused before counting, saying the same
+    let (code, stdout, err) = run(&args);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("No space left on device") && err.contains(&says),
+        "{err}"
+    );
+    assert!(err.contains("nothing was counted"), "{err}");
+    assert_eq!(finished_in(&checkpoint), held);
+    // space again: the run goes on from the file
+    disk.free();
+    let (code, _, err) = signalled(&args, Duration::from_millis(300), "-INT");
+    assert_eq!(code, Some(130), "{err}");
+    assert!(finished_in(&checkpoint) >= held);
 }
