@@ -96,6 +96,7 @@ impl Lister {
         let mut ids = (0..self.plan.len()).filter(useful);
         let mut queue: VecDeque<Pending> = VecDeque::new();
         let mut written = 0u64;
+        let mut head_searching = false;
         while written < limit {
             while queue.len() < window {
                 let Some(id) = ids.next() else { break };
@@ -112,13 +113,21 @@ impl Lister {
             }
             let wanted = limit - written;
             // The head blocks all output: it gets a thread of its own for as long as the
-            // others take to spend their budgets on the remaining threads.
-            let (head, rest) = queue
-                .make_contiguous()
+            // others take to spend their budgets on the remaining threads. Only the first
+            // `window` subtasks are searched: the nearest are the next to be written.
+            // (one thread behind a head that is searching a long way for its next solution
+            // searches the head alone: anything else would only delay it)
+            let active = if self.threads == 1 && head_searching {
+                1
+            } else {
+                queue.len().min(window)
+            };
+            let (head, rest) = queue.make_contiguous()[..active]
                 .split_first_mut()
                 .expect("the queue is not empty");
             let others = (self.threads - 1).max(1) as u64;
-            let head_budget = BACKTRACK_BUDGET * (rest.len() as u64).div_ceil(others).max(1);
+            // (as long as a full window's round, alone too: rounds cost a write each)
+            let head_budget = BACKTRACK_BUDGET * (window as u64 - 1).div_ceil(others).max(1);
             self.pool.install(|| {
                 rayon::join(
                     || self.advance(head, wanted, head_budget),
@@ -128,6 +137,21 @@ impl Lister {
                     },
                 )
             });
+            // A head that found nothing this round is searching a long way for its next
+            // solution: its untried branches go right after it, for the other threads.
+            let head = queue.front_mut().expect("the queue is not empty");
+            head_searching = head.count == 0 && !head.cursor.is_exhausted();
+            if head_searching && self.threads > 1 {
+                let pieces = head.cursor.split_off();
+                for (k, cursor) in pieces.into_iter().enumerate() {
+                    let piece = Pending {
+                        cursor,
+                        buf: Vec::new(),
+                        count: 0,
+                    };
+                    queue.insert(1 + k, piece);
+                }
+            }
             let before = written;
             while let Some(front) = queue.front_mut() {
                 let take = front.count.min(limit - written);

@@ -42,6 +42,33 @@ impl Cursor {
         cursor
     }
 
+    /// Gives away the untried columns of the shallowest row that has any, as cursors over
+    /// their completions in lexicographic order; this cursor keeps the rest, all of which
+    /// comes before them. Empty when nothing is left to give (or the search is over).
+    pub fn split_off(&mut self) -> Vec<Cursor> {
+        if self.exhausted || self.start + 1 >= self.n {
+            return Vec::new();
+        }
+        // rows start..row hold the current path and their untried siblings; `row` holds
+        // only untried columns (what it placed is searched or being returned)
+        let Some(r) = (self.start..=self.row).find(|&r| self.free[r] != 0) else {
+            return Vec::new();
+        };
+        let mut given = std::mem::take(&mut self.free[r]);
+        let mut prefix: Vec<u8> = self.rows[..r]
+            .iter()
+            .map(|b| b.trailing_zeros() as u8)
+            .collect();
+        prefix.push(0);
+        let mut pieces = Vec::new();
+        while given != 0 {
+            prefix[r] = given.trailing_zeros() as u8;
+            given &= given - 1;
+            pieces.push(Cursor::new(self.n, &self.masks, &prefix));
+        }
+        pieces
+    }
+
     /// Whether every completion has been yielded.
     pub fn is_exhausted(&self) -> bool {
         self.exhausted
@@ -112,5 +139,53 @@ impl Cursor {
                 self.seen[next] = below;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every solution a cursor yields, in order, with a small budget per call.
+    fn drain(cursor: &mut Cursor, out: &mut Vec<Vec<u64>>, calls: Option<usize>) {
+        let mut left = calls.unwrap_or(usize::MAX);
+        while !cursor.is_exhausted() && left > 0 {
+            let mut budget = 7;
+            if let Some(rows) = cursor.next_within(&mut budget) {
+                out.push(rows.to_vec());
+            }
+            left -= 1;
+        }
+    }
+
+    /// Split anywhere, what the cursor keeps then what it gave away is the unsplit sequence.
+    #[test]
+    fn what_a_split_gives_away_follows_what_it_keeps() {
+        let mut given = 0;
+        for n in 4..=10 {
+            let masks = RowMasks::unconstrained(n);
+            for prefix in [&[][..], &[1], &[0, 2]] {
+                let mut whole = Vec::new();
+                drain(&mut Cursor::new(n, &masks, prefix), &mut whole, None);
+                for after in [0, 1, 3, 10, 40] {
+                    let mut cursor = Cursor::new(n, &masks, prefix);
+                    let mut got = Vec::new();
+                    drain(&mut cursor, &mut got, Some(after));
+                    let mut pieces = cursor.split_off();
+                    given += pieces.len();
+                    // split again where it can: the pieces stay in order
+                    if let Some(first) = pieces.first_mut() {
+                        let more = first.split_off();
+                        pieces.splice(1..1, more);
+                    }
+                    drain(&mut cursor, &mut got, None);
+                    for piece in &mut pieces {
+                        drain(piece, &mut got, None);
+                    }
+                    assert_eq!(got, whole, "n={n} prefix={prefix:?} after {after} calls");
+                }
+            }
+        }
+        assert!(given > 100, "the splits gave away {given} pieces");
     }
 }

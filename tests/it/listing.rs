@@ -69,6 +69,38 @@ fn listed_solutions_are_valid_sorted_distinct_and_complete() {
     }
 }
 
+/// Large boards, where the head subtask searches long for its first solution and gives its
+/// untried branches to the other threads: any thread count lists what one thread lists,
+/// valid and in order, for the first solutions of every subtask split that way.
+#[test]
+fn split_heads_keep_the_order_on_large_boards() {
+    for n in [26, 28, 30, 32] {
+        let first = |threads: usize| {
+            list(
+                n,
+                &ListOptions {
+                    threads: Some(threads),
+                    limit: Some(5),
+                    ..ListOptions::default()
+                },
+            )
+        };
+        let one = first(1);
+        let sols: Vec<Solution> = one.lines().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(sols.len(), 5, "n={n}");
+        assert!(sols.windows(2).all(|w| w[0] < w[1]), "n={n}");
+        for s in &sols {
+            let c = s.columns();
+            let safe = (0..n)
+                .all(|i| (i + 1..n).all(|j| c[i] != c[j] && c[i].abs_diff(c[j]) as usize != j - i));
+            assert!(safe, "n={n}: {c:?}");
+        }
+        for threads in [2, 4] {
+            assert_eq!(first(threads), one, "n={n} threads={threads}");
+        }
+    }
+}
+
 #[test]
 fn unique_lists_exactly_the_canonical_forms() {
     for n in 1..=10 {
