@@ -118,8 +118,12 @@ pub(crate) unsafe fn count<L: Leaf>(
         if L::NEEDS_BOARD {
             buf.parent.clear();
             buf.column.clear();
-            buf.parent.reserve(ARENA_CAP + LANE_SLACK);
-            buf.column.reserve(ARENA_CAP + LANE_SLACK);
+            // an arena that cannot be had (memory short) sends the subtask depth-first, as
+            // one too large for it
+            let room = ARENA_CAP + LANE_SLACK;
+            if buf.parent.try_reserve(room).is_err() || buf.column.try_reserve(room).is_err() {
+                return Outcome::TooLarge;
+            }
         }
         let task = Task {
             start,

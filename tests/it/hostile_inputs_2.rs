@@ -166,6 +166,25 @@ fn an_address_space_limit_shrinks_the_table_budget() {
     }
 }
 
+/// Many threads under a small address-space limit: a worker whose buffers cannot be had
+/// counts depth-first, threads that cannot start are named; never an abort (the 4 MiB
+/// arena of each d4 worker ended the process with SIGABRT before).
+#[test]
+fn many_threads_under_a_small_address_space_limit_end_with_an_answer() {
+    let script = format!(
+        "ulimit -v 50000 && exec '{}' count 16 --engine d4 -t 16",
+        bin().display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => assert_eq!(String::from_utf8_lossy(&out.stdout), "14772512\n"),
+        Some(1) => assert!(err.starts_with("nqueens: cannot start") && err.lines().count() == 1),
+        other => panic!("ended with {other:?}: {err}"),
+    }
+    assert!(!err.contains("memory allocation"), "{err}");
+}
+
 /// Records whose N was changed in every shard agree with each other, but not with the plan
 /// they name: refused (they added up to an N = 15 total of 365596 before).
 #[test]
