@@ -42,6 +42,7 @@ mod found;
 mod gpu;
 mod kernel;
 mod list;
+mod memory;
 mod merge;
 mod options;
 mod parallel;

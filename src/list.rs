@@ -75,7 +75,8 @@ impl Lister {
     /// Checks the options and prepares the subtasks for an `n`×`n` board.
     pub fn new(n: usize, opts: &ListOptions) -> Result<Lister, Error> {
         check_n(n)?;
-        let threads = parallel::resolve_threads(opts.threads)?.min(MAX_WINDOW);
+        let asked = parallel::resolve_threads(opts.threads)?.min(MAX_WINDOW);
+        let threads = crate::memory::Room::now().threads(asked);
         let plan = Rows::build(n, frames(n, EngineChoice::Auto, Some(&[]))?, None)?;
         Ok(Lister {
             plan,

@@ -7,6 +7,7 @@ use crate::checkpoint::RunIdentity;
 use crate::device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
 use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
+use crate::memory::Room;
 use crate::options::CountOptions;
 use crate::plan::Plan;
 use crate::subtask::Kernels;
@@ -111,7 +112,9 @@ pub(crate) fn resolve(
             opts.split_depth.get_or_insert(saved.split_depth);
         }
     }
-    let memory_limit = crate::quadrant::memory_limit(opts.memory_limit);
+    let room = Room::now();
+    let (most_threads, threads_note) = threads_that_fit(&room, &opts)?;
+    let memory_limit = room.tables(opts.memory_limit, most_threads);
     let cpu_only = opts.engine == EngineChoice::Quadrant;
     let devices = Devices::choose(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
     let quadrant_would = opts.engine == EngineChoice::Auto
@@ -121,7 +124,7 @@ pub(crate) fn resolve(
         && !devices.has_gpu()
         && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
         && crate::quadrant::auto_takes(n, u64::MAX);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = threads_note.into_iter().collect();
     let tables_matter = quadrant_would
         || (opts.engine == EngineChoice::Quadrant && n <= crate::quadrant::QUADRANT_MAX_N);
     if tables_matter {
@@ -155,8 +158,8 @@ pub(crate) fn resolve(
             return Err(Error::CpuOnly(Engine::Quadrant));
         }
     }
-    let mut settings = settings(&plan, &opts, devices, memory_limit)?;
-    settings.notes = notes;
+    let mut settings = settings(&plan, &opts, devices, memory_limit, most_threads)?;
+    settings.notes.extend(notes);
     Ok((plan, settings))
 }
 
@@ -165,8 +168,24 @@ pub(crate) fn resolve(
 pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Error> {
     let cpu_only = plan.quadrant_layout().is_some();
     let devices = Devices::choose(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
-    let memory_limit = crate::quadrant::memory_limit(opts.memory_limit);
-    settings(plan, opts, devices, memory_limit)
+    let room = Room::now();
+    let (most_threads, _) = threads_that_fit(&room, opts)?;
+    let memory_limit = room.tables(opts.memory_limit, most_threads);
+    settings(plan, opts, devices, memory_limit, most_threads)
+}
+
+/// The most worker threads the process's address space takes, of those `opts` ask for, and
+/// a note when that is fewer.
+fn threads_that_fit(room: &Room, opts: &CountOptions) -> Result<(usize, Option<String>), Error> {
+    let asked = opts.resolved_threads()?;
+    let fit = room.threads(asked);
+    let note = (fit < asked).then(|| {
+        format!(
+            "{asked} threads do not fit the {} MiB of address space this process has left (ulimit -v): counting on {fit}",
+            room.address_space_left().unwrap_or(0) >> 20
+        )
+    });
+    Ok((fit, note))
 }
 
 fn settings(
@@ -174,6 +193,7 @@ fn settings(
     opts: &CountOptions,
     devices: Devices,
     memory_limit: u64,
+    most_threads: usize,
 ) -> Result<Settings, Error> {
     let threads = match &devices {
         // a core for each GPU's feeder thread, which cuts its items
@@ -182,7 +202,8 @@ fn settings(
             opts.resolved_threads()?.saturating_sub(gpus.len()).max(1)
         }
         _ => opts.resolved_threads()?,
-    };
+    }
+    .min(most_threads);
     Ok(Settings {
         threads,
         pin: opts.pin,

@@ -556,22 +556,6 @@ pub fn tables_bytes(n: usize) -> u64 {
     TablePlan::new(n, &never).expect("never stopped").bytes
 }
 
-/// What the tables may take: `asked` (`--memory-limit`) held to half the process's own
-/// ceiling (its address-space limit, `ulimit -v`, and its cgroup's memory limit, on Linux),
-/// past which an allocation would fail and end the process; by default half the least of
-/// that ceiling and the machine's memory; else 2 GiB.
-pub(crate) fn memory_limit(asked: Option<u64>) -> u64 {
-    let ceiling = process_ceiling();
-    match asked {
-        Some(bytes) => ceiling.map_or(bytes, |c| bytes.min(c / 2)),
-        None => [machine_memory(), ceiling]
-            .into_iter()
-            .flatten()
-            .min()
-            .map_or(2 << 30, |bytes| bytes / 2),
-    }
-}
-
 /// One line saying that `--memory-limit asked` was held to `limit` bytes, for a count whose
 /// tables of an `n`×`n` board fit the one and not the other; `None` otherwise.
 pub(crate) fn held_limit_note(n: usize, asked: Option<u64>, limit: u64) -> Option<String> {
@@ -579,39 +563,11 @@ pub(crate) fn held_limit_note(n: usize, asked: Option<u64>, limit: u64) -> Optio
     let tables = tables_bytes(n);
     (tables > limit && tables <= asked).then(|| {
         format!(
-            "--memory-limit {} is held to {}: half this process's address-space or cgroup limit, past which an allocation would end it",
+            "--memory-limit {} is held to {}: half what this process's address-space or cgroup limit leaves beside its threads, past which an allocation would end it",
             in_units(asked),
             in_units(limit)
         )
     })
-}
-
-fn read_text(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok()
-}
-
-/// The machine's memory (Linux).
-fn machine_memory() -> Option<u64> {
-    let m = read_text("/proc/meminfo")?;
-    let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
-}
-
-/// The least of the process's address-space limit and its cgroup's memory limit (Linux).
-fn process_ceiling() -> Option<u64> {
-    let address_space = read_text("/proc/self/limits").and_then(|l| {
-        let line = l.lines().find(|l| l.starts_with("Max address space"))?;
-        line.split_whitespace().nth(3)?.parse::<u64>().ok()
-    });
-    // cgroup v2, then v1 (which says "no limit" with a number near 2^63)
-    let cgroup = [
-        "/sys/fs/cgroup/memory.max",
-        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-    ]
-    .into_iter()
-    .find_map(|path| read_text(path)?.trim().parse::<u64>().ok())
-    .filter(|&bytes| bytes < 1 << 62);
-    [address_space, cgroup].into_iter().flatten().min()
 }
 
 /// Checks that the quadrant engine takes an `n`×`n` board.

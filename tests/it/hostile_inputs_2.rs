@@ -185,6 +185,25 @@ fn many_threads_under_a_small_address_space_limit_end_with_an_answer() {
     assert!(!err.contains("memory allocation"), "{err}");
 }
 
+/// Under `ulimit -v` a count starts only the threads whose address space fits (glibc reserves
+/// 64 MiB per thread's arena), with a note, and counts right: before, the arenas took the
+/// room and a later allocation aborted the process (`-t 64` under 150 MB).
+#[test]
+fn threads_that_do_not_fit_the_address_space_are_not_started() {
+    for (args, expect) in [
+        ("count 16 --engine d4 --unique -t 64", "14772512 1846955\n"),
+        ("count 17 -t 64", "95815104\n"),
+    ] {
+        let script = format!("ulimit -v 150000 && exec '{}' {args}", bin().display());
+        let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args}: {err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expect, "{args}");
+        assert!(err.contains("64 threads do not fit the"), "{args}: {err}");
+        assert!(!err.contains("memory allocation"), "{args}: {err}");
+    }
+}
+
 /// Records whose N was changed in every shard agree with each other, but not with the plan
 /// they name: refused (they added up to an N = 15 total of 365596 before).
 #[test]

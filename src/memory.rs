@@ -1,0 +1,127 @@
+//! What this process may allocate: the machine's memory and the ceilings the system sets on
+//! the process (its address-space limit, `ulimit -v`, and its cgroup's memory limit; read on
+//! Linux, absent elsewhere). The worker threads and the quadrant engine's tables are sized
+//! from it, so that no allocation fails past them: a failed allocation ends the process.
+
+/// Address space a worker thread takes before any work: the malloc arena glibc reserves for it
+/// (64 MiB, reserved rather than used, but counted by `ulimit -v`) and its stack (2 MiB).
+const PER_THREAD: u64 = 66 << 20;
+
+/// The table budget where the system says nothing of its memory.
+const UNKNOWN_MACHINE_BUDGET: u64 = 2 << 30;
+
+/// The room the process has, read once per run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Room {
+    machine: Option<u64>,
+    /// The address-space limit less what the process has mapped already.
+    address_space_left: Option<u64>,
+    cgroup: Option<u64>,
+}
+
+impl Room {
+    /// The room as the system states it now.
+    pub(crate) fn now() -> Room {
+        let read = |path: &str| std::fs::read_to_string(path).ok();
+        let field = |text: &str, name: &str, at: usize| -> Option<u64> {
+            let line = text.lines().find(|l| l.starts_with(name))?;
+            line.split_whitespace().nth(at)?.parse().ok()
+        };
+        let machine = read("/proc/meminfo").and_then(|m| field(&m, "MemTotal:", 1));
+        // "unlimited" does not parse: no limit
+        let limit = read("/proc/self/limits").and_then(|l| field(&l, "Max address space", 3));
+        let mapped = read("/proc/self/status").and_then(|s| field(&s, "VmSize:", 1));
+        // cgroup v2, then v1 (which says "no limit" with a number near 2^63)
+        let cgroup = [
+            "/sys/fs/cgroup/memory.max",
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+        ]
+        .into_iter()
+        .find_map(|path| read(path)?.trim().parse::<u64>().ok())
+        .filter(|&bytes| bytes < 1 << 62);
+        Room {
+            machine: machine.map(|kib| kib * 1024),
+            address_space_left: limit.map(|bytes| bytes.saturating_sub(mapped.unwrap_or(0) * 1024)),
+            cgroup,
+        }
+    }
+
+    /// How many of `asked` worker threads fit: those whose address space takes at most half
+    /// of what the address-space limit leaves, and at least one.
+    pub(crate) fn threads(&self, asked: usize) -> usize {
+        match self.address_space_left {
+            Some(left) => asked.min((left / 2 / PER_THREAD).max(1) as usize),
+            None => asked,
+        }
+    }
+
+    /// What the tables may take beside `threads` workers: `asked` (`--memory-limit`) held to
+    /// half of what the process's ceilings leave; by default half the least of that and the
+    /// machine's memory (2 GiB where the system says nothing).
+    pub(crate) fn tables(&self, asked: Option<u64>, threads: usize) -> u64 {
+        let threads_take = threads as u64 * PER_THREAD;
+        let ceiling = [
+            self.address_space_left
+                .map(|left| left.saturating_sub(threads_take)),
+            self.cgroup,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        match asked {
+            Some(bytes) => ceiling.map_or(bytes, |c| bytes.min(c / 2)),
+            None => [self.machine, ceiling]
+                .into_iter()
+                .flatten()
+                .min()
+                .map_or(UNKNOWN_MACHINE_BUDGET, |bytes| bytes / 2),
+        }
+    }
+
+    /// The address-space limit's room, for messages (`None`: no limit).
+    pub(crate) fn address_space_left(&self) -> Option<u64> {
+        self.address_space_left
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    fn room(left: Option<u64>, cgroup: Option<u64>) -> Room {
+        Room {
+            machine: Some(8192 * MIB),
+            address_space_left: left,
+            cgroup,
+        }
+    }
+
+    #[test]
+    fn threads_take_at_most_half_the_address_space_left() {
+        assert_eq!(room(None, None).threads(64), 64);
+        assert_eq!(room(Some(390 * MIB), None).threads(16), 2);
+        assert_eq!(room(Some(390 * MIB), None).threads(1), 1);
+        assert_eq!(room(Some(40 * MIB), None).threads(8), 1);
+        assert_eq!(room(None, Some(MIB)).threads(8), 8);
+    }
+
+    #[test]
+    fn tables_get_half_of_what_the_threads_leave() {
+        // no limits: half the machine, or what was asked
+        assert_eq!(room(None, None).tables(None, 2), 4096 * MIB);
+        assert_eq!(room(None, None).tables(Some(10_000 * MIB), 2), 10_000 * MIB);
+        // 390 MiB of address space, 2 threads: (390 - 132) / 2
+        assert_eq!(room(Some(390 * MIB), None).tables(None, 2), 129 * MIB);
+        assert_eq!(
+            room(Some(390 * MIB), None).tables(Some(1 << 40), 2),
+            129 * MIB
+        );
+        assert_eq!(room(Some(390 * MIB), None).tables(Some(MIB), 2), MIB);
+        // a cgroup of 1 GiB: half of it
+        assert_eq!(room(None, Some(1024 * MIB)).tables(None, 8), 512 * MIB);
+        // threads that take all the address space leave nothing
+        assert_eq!(room(Some(50 * MIB), None).tables(None, 1), 0);
+    }
+}
