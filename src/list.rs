@@ -76,7 +76,9 @@ impl Lister {
     pub fn new(n: usize, opts: &ListOptions) -> Result<Lister, Error> {
         check_n(n)?;
         let asked = parallel::resolve_threads(opts.threads)?.min(MAX_WINDOW);
-        let threads = crate::memory::Room::now().threads(asked);
+        let room = crate::memory::Room::now();
+        room.check()?;
+        let threads = room.threads(asked);
         let plan = Rows::build(n, frames(n, EngineChoice::Auto, Some(&[]))?, None)?;
         Ok(Lister {
             plan,

@@ -7,6 +7,10 @@
 /// (64 MiB, reserved rather than used, but counted by `ulimit -v`) and its stack (2 MiB).
 const PER_THREAD: u64 = 66 << 20;
 
+/// The least address-space limit a run takes: every command ran from 28 MiB up in a probe
+/// (below, a listing's plan of N = 20 no longer fits); under it a run is refused at once.
+const LEAST_ADDRESS_SPACE: u64 = 32 << 20;
+
 /// The table budget where the system says nothing of its memory.
 const UNKNOWN_MACHINE_BUDGET: u64 = 2 << 30;
 
@@ -14,6 +18,8 @@ const UNKNOWN_MACHINE_BUDGET: u64 = 2 << 30;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Room {
     machine: Option<u64>,
+    /// The address-space limit (`ulimit -v`).
+    address_space: Option<u64>,
     /// The address-space limit less what the process has mapped already.
     address_space_left: Option<u64>,
     cgroup: Option<u64>,
@@ -41,8 +47,21 @@ impl Room {
         .filter(|&bytes| bytes < 1 << 62);
         Room {
             machine: machine.map(|kib| kib * 1024),
+            address_space: limit,
             address_space_left: limit.map(|bytes| bytes.saturating_sub(mapped.unwrap_or(0) * 1024)),
             cgroup,
+        }
+    }
+
+    /// Refuses an address-space limit too small for any run, before anything is built.
+    pub(crate) fn check(&self) -> Result<(), crate::error::Error> {
+        match self.address_space {
+            Some(limit) if limit < LEAST_ADDRESS_SPACE => Err(crate::error::Error::Failed(format!(
+                "the address-space limit (ulimit -v) of {} KiB is below the {} MiB a run needs: raise it",
+                limit >> 10,
+                LEAST_ADDRESS_SPACE >> 20
+            ))),
+            _ => Ok(()),
         }
     }
 
@@ -93,6 +112,7 @@ mod tests {
     fn room(left: Option<u64>, cgroup: Option<u64>) -> Room {
         Room {
             machine: Some(8192 * MIB),
+            address_space: left.map(|l| l + 10 * MIB),
             address_space_left: left,
             cgroup,
         }

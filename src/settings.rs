@@ -113,6 +113,7 @@ pub(crate) fn resolve(
         }
     }
     let room = Room::now();
+    room.check()?;
     let (most_threads, threads_note) = threads_that_fit(&room, &opts)?;
     let memory_limit = room.tables(opts.memory_limit, most_threads);
     let cpu_only = opts.engine == EngineChoice::Quadrant;
@@ -169,6 +170,7 @@ pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Err
     let cpu_only = plan.quadrant_layout().is_some();
     let devices = Devices::choose(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
     let room = Room::now();
+    room.check()?;
     let (most_threads, _) = threads_that_fit(&room, opts)?;
     let memory_limit = room.tables(opts.memory_limit, most_threads);
     settings(plan, opts, devices, memory_limit, most_threads)

@@ -204,6 +204,24 @@ fn threads_that_do_not_fit_the_address_space_are_not_started() {
     }
 }
 
+/// An address-space limit too small for any run is refused at once in one line (a listing
+/// aborted on its plan under 24 MB before).
+#[test]
+fn an_address_space_limit_too_small_for_a_run_is_refused_in_one_line() {
+    for args in ["list 20 --limit 2", "count 12", "scale 8 --repeat 1"] {
+        let script = format!("ulimit -v 20000 && exec '{}' {args}", bin().display());
+        let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args}: {err}");
+        assert!(out.stdout.is_empty(), "{args}");
+        assert_eq!(err.lines().count(), 1, "{args}: {err}");
+        assert!(
+            err.contains("(ulimit -v) of 20000 KiB is below the 32 MiB"),
+            "{err}"
+        );
+    }
+}
+
 /// Records whose N was changed in every shard agree with each other, but not with the plan
 /// they name: refused (they added up to an N = 15 total of 365596 before).
 #[test]
