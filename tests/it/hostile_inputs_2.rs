@@ -10,13 +10,22 @@ use std::time::{Duration, Instant};
 /// Runs the binary with `args`, sends it `signal` (`-INT`, `-HUP`) `after` its start, and
 /// gives how it ended, what it wrote on stdout and on stderr.
 fn signalled(args: &[&str], after: Duration, signal: &str) -> (Option<i32>, Vec<u8>, String) {
+    signalled_when(args, || std::thread::sleep(after), signal)
+}
+
+/// As [`signalled`], the signal sent once `ready` returns.
+fn signalled_when(
+    args: &[&str],
+    ready: impl FnOnce(),
+    signal: &str,
+) -> (Option<i32>, Vec<u8>, String) {
     let child = Command::new(bin())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(after);
+    ready();
     let sent = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
@@ -592,31 +601,21 @@ fn sigint_with_the_checkpoint_disk_full_says_what_the_file_still_holds() {
         "--checkpoint-every",
         "0.1",
     ];
-    let child = Command::new(bin())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while !checkpoint.exists() || finished_in(&checkpoint) == 0 {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no save with work in it"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    disk.fill();
-    std::thread::sleep(Duration::from_millis(600)); // saves fail meanwhile
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(out.stdout.is_empty());
+    let full_while_counting = || {
+        let start = Instant::now();
+        while !checkpoint.exists() || finished_in(&checkpoint) == 0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no save with work in it"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        disk.fill();
+        std::thread::sleep(Duration::from_millis(600)); // saves fail meanwhile
+    };
+    let (code, stdout, err) = signalled_when(&args, full_while_counting, "-INT");
+    assert_eq!(code, Some(130), "{err}");
+    assert!(stdout.is_empty());
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(
         lines.len(),
