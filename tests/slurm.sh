@@ -73,7 +73,7 @@ mkdir -p nqueens-10-2/shard-1.ckpt # task 1's checkpoint cannot be written: it f
 read -r bad bad_merge < <(submit 10 2)
 
 # --- preempt task 0 of N = 19 once it has counted for a while
-running_a_while() { [ "$(field "${big}_0" JobState)" = RUNNING ] && [ -e nqueens-19-2/shard-0.ckpt ] && sleep 3; }
+running_a_while() { [ "$(field "${big}_0" JobState)" = RUNNING ] && [ -e nqueens-19-2/shard-0.ckpt ] && sleep 1; }
 wait_until 60 "task ${big}_0 to run" running_a_while
 [ "$(field "${big}_0" JobState)" = RUNNING ] || fail "task ${big}_0 ended before it was preempted"
 scancel -b -s TERM "${big}_0"
