@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::found::Found;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
+use std::collections::TryReserveError;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -110,11 +111,19 @@ pub struct DoneSet {
 
 impl DoneSet {
     /// Nothing finished among `positions` positions.
+    #[cfg(test)]
     pub fn new(positions: usize) -> DoneSet {
-        DoneSet {
-            parts: vec![None; positions],
-            len: 0,
-        }
+        DoneSet::within_memory(positions).expect("memory for the finished set")
+    }
+
+    /// [`DoneSet::new`], or an error when its memory (32 bytes a position) cannot be had.
+    pub fn within_memory(positions: usize) -> Result<DoneSet, Error> {
+        let mut parts = Vec::new();
+        parts
+            .try_reserve_exact(positions)
+            .map_err(|_| crate::memory::memory_short("the run's finished subtasks"))?;
+        parts.resize(positions, None);
+        Ok(DoneSet { parts, len: 0 })
     }
 
     /// Records position `k` as finished with `part`; a position already recorded is ignored.
@@ -268,7 +277,7 @@ impl Checkpoint {
                 ),
             ));
         }
-        let mut done = DoneSet::new(run.shard.len(run.plan_subtasks));
+        let mut done = DoneSet::within_memory(run.shard.len(run.plan_subtasks))?;
         for r in &body.done {
             let len = r.total.len();
             let end = r.first.checked_add(len);
@@ -305,19 +314,30 @@ impl Checkpoint {
     /// Writes the checkpoint of `run` with `done`: a fresh temporary file in the same
     /// directory, flushed to disk, renamed over the file, and the directory flushed.
     pub fn save(&self, run: &RunIdentity, done: &DoneSet) -> Result<(), Error> {
+        let short = |_| {
+            let e = crate::memory::memory_short("the checkpoint's contents");
+            checkpoint_error(&self.path, format!("cannot write: {e}"))
+        };
         let body = Body {
             format: FORMAT.into(),
             format_version: FORMAT_VERSION,
             program_version: env!("CARGO_PKG_VERSION").into(),
             run: run.clone(),
-            done: runs_of(done),
+            done: runs_of(done).map_err(short)?,
         };
-        let json = serde_json::to_string(&body).expect("checkpoint bodies always serialise");
-        let text = format!("{json}\ncrc32 {:08x}\n", crc32fast::hash(json.as_bytes()));
+        // room for the longest text the body can take (three 20-digit numbers a subtask), so
+        // that writing it never grows the buffer
+        let mut json = Vec::new();
+        let most = 64 * done.len() + 96 * body.done.len() + 4096;
+        json.try_reserve_exact(most).map_err(short)?;
+        serde_json::to_writer(&mut json, &body).expect("checkpoint bodies always serialise");
+        let crc = format!("\ncrc32 {:08x}\n", crc32fast::hash(&json));
         let fail = |e: std::io::Error| checkpoint_error(&self.path, format!("cannot write: {e}"));
         let mut tmp = temporary(&self.path, &self.dir).map_err(fail)?;
         // through the file itself: tempfile's writer would name its temporary in every error
-        tmp.as_file_mut().write_all(text.as_bytes()).map_err(fail)?;
+        let file = tmp.as_file_mut();
+        file.write_all(&json).map_err(fail)?;
+        file.write_all(crc.as_bytes()).map_err(fail)?;
         tmp.as_file().sync_all().map_err(fail)?;
         tmp.persist(&self.path).map_err(|e| fail(e.error))?;
         // make the rename itself durable
@@ -345,25 +365,33 @@ impl Checkpoint {
 }
 
 /// The finished positions as runs of consecutive positions.
-fn runs_of(done: &DoneSet) -> Vec<DoneRun> {
+fn runs_of(done: &DoneSet) -> Result<Vec<DoneRun>, TryReserveError> {
     let mut runs: Vec<DoneRun> = Vec::new();
     for (k, part) in done.parts.iter().enumerate() {
         let Some(p) = part else { continue };
-        match runs.last_mut() {
-            Some(r) if r.first + r.total.len() == k => {
-                r.total.push(p.total);
-                r.unique.push(p.unique);
-                r.nodes.push(p.nodes);
+        let run = match runs.last_mut() {
+            Some(r) if r.first + r.total.len() == k => r,
+            _ => {
+                runs.try_reserve(1)?;
+                runs.push(DoneRun {
+                    first: k,
+                    total: Vec::new(),
+                    unique: Vec::new(),
+                    nodes: Vec::new(),
+                });
+                runs.last_mut().expect("just pushed")
             }
-            _ => runs.push(DoneRun {
-                first: k,
-                total: vec![p.total],
-                unique: vec![p.unique],
-                nodes: vec![p.nodes],
-            }),
+        };
+        for (column, value) in [
+            (&mut run.total, p.total),
+            (&mut run.unique, p.unique),
+            (&mut run.nodes, p.nodes),
+        ] {
+            column.try_reserve(1)?;
+            column.push(value);
         }
     }
-    runs
+    Ok(runs)
 }
 
 /// The file `path` names, links followed: a regular file or nothing yet. A device or a FIFO
@@ -433,11 +461,25 @@ fn resolve_links(path: &Path) -> Result<PathBuf, Error> {
 
 /// Reads and verifies the body at `path`; `Ok(None)` when there is no file.
 fn read_body(path: &Path) -> Result<Option<Body>, Error> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
+    let mut file = match fs::File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(checkpoint_error(path, format!("cannot read: {e}"))),
     };
+    let cannot = |e: std::io::Error| checkpoint_error(path, format!("cannot read: {e}"));
+    let size = file.metadata().map_err(cannot)?.len() as usize;
+    // the text, and about as much again for what it parses into: had before it is read
+    let short = |_| {
+        let e = crate::memory::memory_short("reading the checkpoint");
+        checkpoint_error(path, e.to_string())
+    };
+    let mut room: Vec<u8> = Vec::new();
+    room.try_reserve_exact(size.saturating_mul(3))
+        .map_err(short)?;
+    drop(room);
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(size).map_err(short)?;
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(cannot)?;
     parse(path, &bytes).map(Some)
 }
 

@@ -103,6 +103,14 @@ impl Room {
     }
 }
 
+/// The failure of a run whose memory ran short past what it was sized for (an allocation
+/// that the system refused): one line saying what to change.
+pub(crate) fn memory_short(what: &str) -> crate::error::Error {
+    crate::error::Error::Failed(format!(
+        "memory ran short for {what}: allow the process more (ulimit -v, the cgroup's limit), or count with fewer threads (--threads) or in smaller shards"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

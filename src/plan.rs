@@ -120,7 +120,9 @@ impl Plan {
             if depth.is_some_and(|d| d != 0) {
                 return Err(Error::NoSplitDepth(Engine::Quadrant));
             }
-            Kind::Quadrant(std::sync::Arc::new(crate::quadrant::Layout::new(n)))
+            Kind::Quadrant(std::sync::Arc::new(crate::quadrant::Layout::within_memory(
+                n,
+            )?))
         } else {
             Kind::Rows(Rows::build(n, frames(n, engine, prefix)?, depth)?)
         };

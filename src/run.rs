@@ -224,7 +224,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         Some(file) => file.load(&identity)?,
         None => None,
     }
-    .unwrap_or_else(|| DoneSet::new(shard_len));
+    .map_or_else(|| DoneSet::within_memory(shard_len), Ok)?;
     let shown_path = || {
         let path = settings
             .checkpoint
@@ -243,10 +243,14 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         })?;
     }
     let resumed = done.len();
-    let todo: Vec<usize> = (0..shard_len)
-        .filter(|&k| !done.contains(k))
-        .map(|k| shard.global(k))
-        .collect();
+    let short = |_| crate::memory::memory_short("the run's list of subtasks");
+    let mut todo: Vec<usize> = Vec::new();
+    todo.try_reserve_exact(shard_len - resumed).map_err(short)?;
+    todo.extend(
+        (0..shard_len)
+            .filter(|&k| !done.contains(k))
+            .map(|k| shard.global(k)),
+    );
     if let Some(progress) = hooks.progress {
         progress(resumed, shard_len);
     }
@@ -256,7 +260,13 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     let cancel = hooks.cancel.unwrap_or(&never);
     let executor = execute::open(&plan, &resolved, todo.len(), cancel)?;
     let finished = AtomicUsize::new(resumed);
-    let inbox = Mutex::new(Inbox::default());
+    let mut inbox = Inbox::default();
+    if checkpoint.is_none() {
+        // drained only at the end: room for every part now rather than a failed growth later
+        let short = |_| crate::memory::memory_short("the run's results");
+        inbox.parts.try_reserve_exact(todo.len()).map_err(short)?;
+    }
+    let inbox = Mutex::new(inbox);
     let on_done = |id: usize, found: Found| {
         let mut inbox = lock(&inbox);
         inbox.parts.push((shard.local(id), Part::of(&found)));
@@ -323,6 +333,17 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         None => Ok(()),
     };
     let executed = match executed {
+        Err(Error::Interrupted) if plan.quadrant_layout().is_some_and(|l| l.ran_short()) => {
+            // not stopped: a unit's memory could not be had, and the others stopped for it
+            let short = crate::memory::memory_short("a unit's half-board patterns");
+            return Err(match (saved, &checkpoint) {
+                (Ok(()), Some(_)) => Error::Failed(format!(
+                    "{short}; the finished subtasks are saved in {}",
+                    shown_path()
+                )),
+                _ => short,
+            });
+        }
         Err(Error::Interrupted) => {
             return Err(match (saved, &checkpoint) {
                 (Err(e), Some(file)) => Error::InterruptedUnsaved {

@@ -7,7 +7,7 @@
 
 use super::quarter::{Region, RowSet};
 use super::sieve::Pattern;
-use std::collections::VecDeque;
+use std::collections::{TryReserveError, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -53,7 +53,8 @@ impl Drop for Booked {
     }
 }
 
-type Entry = Arc<OnceLock<Booked>>;
+/// A row set once built, or why it could not be: every thread waiting for it sees which.
+type Entry = Arc<OnceLock<Result<Booked, TryReserveError>>>;
 
 /// The south quarter's row sets, built on demand.
 #[derive(Debug)]
@@ -70,7 +71,10 @@ pub(crate) struct Lent(Entry);
 
 impl Lent {
     pub(crate) fn set(&self) -> &RowSet<Pattern> {
-        &self.0.get().expect("built before it is lent").set
+        match self.0.get() {
+            Some(Ok(booked)) => &booked.set,
+            _ => unreachable!("only a built row set is lent"),
+        }
     }
 }
 
@@ -84,8 +88,9 @@ impl RowSets {
         }
     }
 
-    /// The placements on the board rows `rows` (clipped to the quarter).
-    pub(crate) fn get(&self, rows: u64) -> Lent {
+    /// The placements on the board rows `rows` (clipped to the quarter); an error when the
+    /// memory for them could not be had.
+    pub(crate) fn get(&self, rows: u64) -> Result<Lent, TryReserveError> {
         let local = self.region.local_rows(rows);
         let entry = {
             let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
@@ -97,15 +102,18 @@ impl RowSets {
             recent.truncate(RECENT);
             entry
         };
-        entry.get_or_init(|| {
-            let set = RowSet::build(self.region, local);
+        let built = entry.get_or_init(|| {
+            let set = RowSet::build(self.region, local)?;
             self.books.add(set.bytes());
-            Booked {
+            Ok(Booked {
                 set,
                 books: self.books.clone(),
-            }
+            })
         });
-        Lent(entry)
+        match built {
+            Ok(_) => Ok(Lent(entry)),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
 
@@ -125,10 +133,10 @@ mod tests {
         let books = Arc::new(Books::default());
         let sets = RowSets::new(region, books.clone());
         let rows = 0b10_1101 << 6;
-        let first = sets.get(rows);
-        let again = sets.get(rows);
+        let first = sets.get(rows).unwrap();
+        let again = sets.get(rows).unwrap();
         assert!(Arc::ptr_eq(&first.0, &again.0), "built once");
-        let built = RowSet::<Pattern>::build(region, 0b10_1101);
+        let built = RowSet::<Pattern>::build(region, 0b10_1101).unwrap();
         assert_eq!(first.set().cell(0b11_1100), built.cell(0b11_1100));
         assert_eq!(books.peak(), built.bytes());
         // RECENT other row sets push it out; held, it stays on the books until dropped

@@ -15,9 +15,9 @@ pub fn pair_up(
     lower: &[Pattern],
     avoid: Pattern,
     out: &mut Vec<Pattern>,
-) {
+) -> Result<(), std::collections::TryReserveError> {
     // candidates are written unconditionally into room for every pair, never zeroed first
-    out.reserve(upper.len() * lower.len());
+    out.try_reserve(upper.len() * lower.len())?;
     let room = &mut out.spare_capacity_mut()[..upper.len() * lower.len()];
     let kept = match pairs {
         PairKernel::Scalar => pair_up_body((region, upper), lower, avoid, room),
@@ -27,6 +27,7 @@ pub fn pair_up(
     };
     // SAFETY: both loops wrote `room[..kept]`, which lies within the capacity reserved above.
     unsafe { out.set_len(out.len() + kept) };
+    Ok(())
 }
 
 /// The same loop on 128-bit registers: a pattern is one register, a clash test one `vptest`.
@@ -143,7 +144,7 @@ mod tests {
                 // appended after what `out` holds
                 let first = next();
                 let mut out = vec![first];
-                pair_up(kernel, (region, &packed), &lower, avoid, &mut out);
+                pair_up(kernel, (region, &packed), &lower, avoid, &mut out).unwrap();
                 assert_eq!(out[0], first, "{kernel:?}, {a} x {b}");
                 assert_eq!(&out[1..], &want[..], "{kernel:?}, {a} x {b}");
             }

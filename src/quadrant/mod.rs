@@ -29,6 +29,7 @@ use cache::{Books, RowSets};
 use quarter::{Packed, Quarter, Region};
 use sieve::{Pattern, Shift, Sieve};
 use std::cell::RefCell;
+use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -121,6 +122,9 @@ pub struct Layout {
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
+    /// Set once a unit's memory could not be had: every later unit stops at once, and the
+    /// run ends saying so instead of as interrupted.
+    short: AtomicBool,
 }
 
 thread_local! {
@@ -137,18 +141,33 @@ struct Work {
 
 impl Layout {
     /// The units of an `n`×`n` board, `n` from 1 to [`QUADRANT_MAX_N`].
+    #[cfg(test)]
     pub fn new(n: usize) -> Layout {
+        Layout::within_memory(n).expect("memory for the unit list")
+    }
+
+    /// The units of an `n`×`n` board, `n` from 1 to [`QUADRANT_MAX_N`]; an error when the
+    /// memory for the unit list (32 MB at N = 23) cannot be had.
+    pub(crate) fn within_memory(n: usize) -> Result<Layout, Error> {
         assert!(
             (1..=QUADRANT_MAX_N).contains(&n),
             "quadrant layout for n = {n}"
         );
-        Layout {
+        let units =
+            units(n).map_err(|_| crate::memory::memory_short("the quadrant engine's units"))?;
+        Ok(Layout {
             n,
-            units: units(n),
+            units,
             halves: OnceLock::new(),
             building: Mutex::new(()),
             books: Arc::default(),
-        }
+            short: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether a unit stopped because its memory could not be had.
+    pub(crate) fn ran_short(&self) -> bool {
+        self.short.load(Ordering::Relaxed)
     }
 
     /// Number of units.
@@ -242,13 +261,21 @@ impl Layout {
         };
         let east_rows = u64::from(unit.east_rows);
         let west_rows = free_rows & !east_rows;
+        if self.ran_short() {
+            return None;
+        }
         if self.halves.get().is_none() {
-            // this thread alone: it starts no thread, so it cannot fail
-            let built = self.prepare(u64::MAX, &Workers::this_thread(), stop);
-            built.expect("this thread runs the build")?;
+            // this thread alone: it starts no thread; the build fails only short of memory
+            match self.prepare(u64::MAX, &Workers::this_thread(), stop) {
+                Ok(built) => built?,
+                Err(_) => {
+                    self.short.store(true, Ordering::Relaxed);
+                    return None;
+                }
+            }
         }
         let halves = self.halves.get().expect("prepared above");
-        WORK.with(|work| {
+        let counted = WORK.with(|work| -> Result<Option<Found>, TryReserveError> {
             let work = &mut *work.borrow_mut();
             work.east.clear();
             work.west.clear();
@@ -268,20 +295,20 @@ impl Layout {
                         let lower = match south {
                             South::Whole(south) => south.row_set(south_rows),
                             South::OnDemand(sets) => {
-                                lent = sets.get(south_rows);
+                                lent = sets.get(south_rows)?;
                                 lent.set()
                             }
                         };
-                        quarter::half_from_tables(upper, lower, queens, avoid, pairs, out);
+                        quarter::half_from_tables(upper, lower, queens, avoid, pairs, out)?;
                     }
                     Halves::Search { .. } => {
                         let west_cols = (1u64 << half) - 1;
-                        quarter::half_by_search(n, rows, west_cols, avoid, out);
+                        quarter::half_by_search(n, rows, west_cols, avoid, out)?;
                     }
                 }
             }
             if stop.load(Ordering::Relaxed) {
-                return None;
+                return Ok(None);
             }
             let nodes = (work.east.len() + work.west.len()) as u128;
             // the longer list is sliced: the per-pattern cost falls on the shorter one; the
@@ -291,20 +318,24 @@ impl Layout {
             } else {
                 (&work.west, (&work.east[..], Shift::east(east)))
             };
-            work.sieve.load(sliced, streamed);
+            work.sieve.load(sliced, streamed)?;
             let mut disjoint = 0u128;
             for chunk in streamed.0.chunks(STOP_CHECK) {
                 if stop.load(Ordering::Relaxed) {
-                    return None;
+                    return Ok(None);
                 }
                 disjoint += u128::from(work.sieve.count_disjoint_on(pairs, chunk));
             }
-            Some(Found {
+            Ok(Some(Found {
                 total: disjoint * u128::from(unit.weight),
                 unique: 0,
                 nodes,
                 max_subtask_nodes: nodes,
-            })
+            }))
+        });
+        counted.unwrap_or_else(|_| {
+            self.short.store(true, Ordering::Relaxed);
+            None
         })
     }
 }
@@ -463,7 +494,7 @@ fn regions(n: usize) -> [Region; 2] {
 
 /// The units of an `n`×`n` board: for each middle row (odd boards), each set of half the
 /// remaining rows, in increasing order, keeping the least of each symmetry class.
-fn units(n: usize) -> Vec<Unit> {
+fn units(n: usize) -> Result<Vec<Unit>, TryReserveError> {
     let half = n / 2;
     let all = (1u64 << n) - 1;
     let middles: Vec<u8> = if n.is_multiple_of(2) {
@@ -500,6 +531,7 @@ fn units(n: usize) -> Vec<Unit> {
             }
             class.sort_unstable();
             let distinct = 1 + class.windows(2).filter(|w| w[0] != w[1]).count();
+            out.try_reserve(1)?;
             out.push(Unit {
                 east_rows: east as u32,
                 middle_row: middle,
@@ -507,7 +539,7 @@ fn units(n: usize) -> Vec<Unit> {
             });
         }
     }
-    out
+    Ok(out)
 }
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board whose tables may take
@@ -681,7 +713,7 @@ mod tests {
             } else {
                 n as u64 * choose(free as u64, half as u64)
             };
-            let weights: u64 = units(n).iter().map(|u| u64::from(u.weight)).sum();
+            let weights: u64 = units(n).unwrap().iter().map(|u| u64::from(u.weight)).sum();
             assert_eq!(weights, sets, "n = {n}");
         }
     }

@@ -13,7 +13,9 @@ use super::join::pair_up;
 use super::sieve::Pattern;
 use super::PairKernel;
 use crate::error::Error;
+use crate::memory::memory_short;
 use crate::parallel::Workers;
+use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -117,8 +119,9 @@ impl Region {
 }
 
 impl<P: Stored> RowSet<P> {
-    /// Every placement of `region` with a queen on each of its rows `rows` and on no other.
-    pub(crate) fn build(region: Region, rows: usize) -> RowSet<P> {
+    /// Every placement of `region` with a queen on each of its rows `rows` and on no other;
+    /// an error when the memory for them cannot be had.
+    pub(crate) fn build(region: Region, rows: usize) -> Result<RowSet<P>, TryReserveError> {
         /// The queens go on the rows of `rows` lowest first; `right` and `left` are the
         /// columns that the queens above attack in the row being filled, along the diagonals
         /// going right and left.
@@ -131,7 +134,7 @@ impl<P: Stored> RowSet<P> {
             left: usize,
             p: Pattern,
         }
-        fn go(r: Region, at: Step, out: &mut Vec<(usize, Pattern)>) {
+        fn go(r: Region, at: Step, out: &mut Vec<(usize, Pattern)>) -> Result<(), TryReserveError> {
             let mut free = !(at.cols | at.right | at.left) & ((1 << r.cols) - 1);
             let rest = at.rows & (at.rows - 1);
             // the gap to the next row moves the attacked columns that many places
@@ -143,6 +146,7 @@ impl<P: Stored> RowSet<P> {
                 let p = at.p.with(Pattern::queen(r.n, r.row0 + at.row, r.col0 + j));
                 let cols = at.cols | bit;
                 if rest == 0 {
+                    out.try_reserve(1)?;
                     out.push((cols, p));
                     continue;
                 }
@@ -154,8 +158,9 @@ impl<P: Stored> RowSet<P> {
                     left: (at.left | bit) >> gap,
                     p,
                 };
-                go(r, next, out);
+                go(r, next, out)?;
             }
+            Ok(())
         }
         let mut found = Vec::new();
         if rows == 0 {
@@ -169,27 +174,36 @@ impl<P: Stored> RowSet<P> {
                 left: 0,
                 p: Pattern::default(),
             };
-            go(region, first, &mut found);
+            go(region, first, &mut found)?;
         }
         if found.is_empty() {
-            return RowSet::default();
+            return Ok(RowSet::default());
         }
         // counting sort by columns: each cell's placements contiguous, in search order
-        let mut offsets = vec![0u32; (1 << region.cols) + 1];
+        let mut offsets = filled(0u32, (1 << region.cols) + 1)?;
         for &(cols, _) in &found {
             offsets[cols + 1] += 1;
         }
         for c in 1..offsets.len() {
             offsets[c] += offsets[c - 1];
         }
-        let mut cursor = offsets.clone();
-        let mut patterns = vec![P::default(); found.len()];
+        let mut cursor = filled(0u32, offsets.len())?;
+        cursor.copy_from_slice(&offsets);
+        let mut patterns = filled(P::default(), found.len())?;
         for (cols, p) in found {
             patterns[cursor[cols] as usize] = P::store(region, p);
             cursor[cols] += 1;
         }
-        RowSet { offsets, patterns }
+        Ok(RowSet { offsets, patterns })
     }
+}
+
+/// `len` copies of `value`, or an error when the memory cannot be had.
+pub(crate) fn filled<T: Clone>(value: T, len: usize) -> Result<Vec<T>, TryReserveError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)?;
+    v.resize(len, value);
+    Ok(v)
 }
 
 impl<P> RowSet<P> {
@@ -220,6 +234,7 @@ impl<P: Stored> Quarter<P> {
     ) -> Result<Option<Quarter<P>>, Error> {
         let used = AtomicU64::new(0);
         let over = AtomicBool::new(false);
+        let short = AtomicBool::new(false);
         let tasks = 1usize << region.rows;
         let next = AtomicUsize::new(0);
         let built = workers.at_most(tasks).run(|_| {
@@ -229,7 +244,11 @@ impl<P: Stored> Quarter<P> {
                 if rows >= tasks {
                     break;
                 }
-                let set = RowSet::build(region, rows);
+                let Ok(set) = RowSet::build(region, rows) else {
+                    short.store(true, Ordering::Relaxed);
+                    over.store(true, Ordering::Relaxed);
+                    break;
+                };
                 if used.fetch_add(set.bytes(), Ordering::Relaxed) + set.bytes() > memory_limit {
                     over.store(true, Ordering::Relaxed);
                 }
@@ -237,6 +256,9 @@ impl<P: Stored> Quarter<P> {
             }
             built
         })?;
+        if short.into_inner() {
+            return Err(memory_short("the quadrant engine's tables"));
+        }
         if over.into_inner() || stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
@@ -372,16 +394,17 @@ pub(crate) fn half_from_tables(
     avoid: Pattern,
     pairs: PairKernel,
     out: &mut Vec<Pattern>,
-) {
+) -> Result<(), TryReserveError> {
     let width = north_region.cols as u32;
     let all = (1usize << width) - 1;
     for chosen in subsets(width, north_queens) {
         let upper = north.cell(chosen as usize);
         if !upper.is_empty() {
             let lower = south.cell(all & !(chosen as usize));
-            pair_up(pairs, (north_region, upper), lower, avoid, out);
+            pair_up(pairs, (north_region, upper), lower, avoid, out)?;
         }
     }
+    Ok(())
 }
 
 /// Every set of `size` bits out of the low `width` bits, in increasing order.
@@ -409,11 +432,12 @@ pub(crate) fn half_by_search(
     cols: u64,
     avoid: Pattern,
     out: &mut Vec<Pattern>,
-) {
+) -> Result<(), TryReserveError> {
     let order: Vec<usize> = (0..n).filter(|r| rows >> r & 1 != 0).collect();
     if order.is_empty() {
+        out.try_reserve(1)?;
         out.push(Pattern::default());
-        return;
+        return Ok(());
     }
     // Columns of row `r` on a diagonal of `avoid`.
     let blocked = |r: usize| -> u64 {
@@ -434,7 +458,7 @@ pub(crate) fn half_by_search(
     loop {
         if free[i] == 0 {
             if i == 0 {
-                return;
+                return Ok(());
             }
             i -= 1;
             continue;
@@ -444,6 +468,7 @@ pub(crate) fn half_by_search(
         let r = order[i];
         let placed = pattern[i].with(Pattern::queen(n, r, bit.trailing_zeros() as usize));
         if i + 1 == k {
+            out.try_reserve(1)?;
             out.push(placed);
             continue;
         }
@@ -481,7 +506,7 @@ mod tests {
                 let counted = table_bytes::<Packed>(region, &never);
                 assert_eq!(counted, Some(packed), "n={n} {region:?}");
                 let largest = (0..1 << region.rows)
-                    .map(|rows| RowSet::<Pattern>::build(region, rows).bytes())
+                    .map(|rows| RowSet::<Pattern>::build(region, rows).unwrap().bytes())
                     .max();
                 let counted = largest_row_set_bytes::<Pattern>(region, &never);
                 assert_eq!(counted, largest, "n={n} {region:?}");
@@ -505,7 +530,10 @@ mod tests {
                     col0: 0,
                     cols: 6,
                 };
-                RowSet::<Pattern>::build(region, rows).patterns.len() as u64
+                RowSet::<Pattern>::build(region, rows)
+                    .unwrap()
+                    .patterns
+                    .len() as u64
             })
             .collect();
         assert_eq!(&counted[..], &want[..]);

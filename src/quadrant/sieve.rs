@@ -12,6 +12,7 @@
 //! N = 16 and 18), so the pair work shrinks several times where it matters, at large N.
 
 use super::PairKernel;
+use std::collections::TryReserveError;
 
 /// The diagonals a set of queens occupies, as full-board masks: main diagonal
 /// `row - col + n - 1`, anti-diagonal `row + col` (bits `0..2n-1`).
@@ -248,10 +249,11 @@ impl Pivots {
         sorted: &mut Vec<Pattern>,
         signatures: &mut Vec<u8>,
         start: &mut [usize; GROUPS + 1],
-    ) {
+    ) -> Result<(), TryReserveError> {
         let groups = 1 << self.count;
         let bytes = SignatureBytes::new(self);
         signatures.clear();
+        signatures.try_reserve(patterns.len())?;
         signatures.extend(patterns.iter().map(|&p| bytes.signature(p)));
         start[..=groups].fill(0);
         for &s in signatures.iter() {
@@ -261,6 +263,7 @@ impl Pivots {
             start[g + 1] += start[g];
         }
         sorted.clear();
+        sorted.try_reserve(patterns.len())?;
         sorted.resize(patterns.len(), Pattern::default());
         let mut next = [0; GROUPS];
         next[..groups].copy_from_slice(&start[..groups]);
@@ -269,6 +272,7 @@ impl Pivots {
             sorted[*at] = p;
             *at += 1;
         }
+        Ok(())
     }
 }
 
@@ -413,8 +417,12 @@ impl Default for Sieve {
 impl Sieve {
     /// Replaces the stored patterns with `patterns`, grouped for counting against patterns
     /// like `others`, which `others_shift` moves where `patterns` are (the buffers are
-    /// reused).
-    pub fn load(&mut self, patterns: &[Pattern], (others, others_shift): (&[Pattern], Shift)) {
+    /// reused); an error when the memory for them cannot be had.
+    pub fn load(
+        &mut self,
+        patterns: &[Pattern],
+        (others, others_shift): (&[Pattern], Shift),
+    ) -> Result<(), TryReserveError> {
         self.others_shift = others_shift;
         let blocks = patterns.len().div_ceil(BLOCK);
         // enough pivots to tell the blocks apart, and two more to split them further
@@ -427,19 +435,23 @@ impl Sieve {
         self.signature_bit = self.pivots.signature_bits();
         let mut start = [0; GROUPS + 1];
         if self.pivots.count == 0 {
-            self.slice(patterns);
+            self.slice(patterns)?;
             start[1] = patterns.len();
         } else {
             let mut sorted = std::mem::take(&mut self.sorted);
             let mut signatures = std::mem::take(&mut self.signatures);
-            self.pivots
+            let grouped = self
+                .pivots
                 .group(patterns, &mut sorted, &mut signatures, &mut start);
             self.signatures = signatures;
-            self.slice(&sorted);
+            grouped?;
+            let sliced = self.slice(&sorted);
             self.sorted = sorted;
+            sliced?;
         }
-        self.index_reach(&start);
+        self.index_reach(&start)?;
         self.see_from_others();
+        Ok(())
     }
 
     /// Indexes the stored diagonals by the other side's: stored diagonal `d` is the other
@@ -471,7 +483,7 @@ impl Sieve {
     }
 
     /// Bit-slices `patterns` into blocks.
-    fn slice(&mut self, patterns: &[Pattern]) {
+    fn slice(&mut self, patterns: &[Pattern]) -> Result<(), TryReserveError> {
         let (main, anti) = patterns
             .iter()
             .fold((0, 0), |(m, a), p| (m | p.main, a | p.anti));
@@ -492,6 +504,7 @@ impl Sieve {
         self.slices = slices as usize;
         self.blocks = patterns.len().div_ceil(BLOCK);
         self.data.clear();
+        self.data.try_reserve(self.slices * self.blocks)?;
         self.data.resize(self.slices * self.blocks, [0; 4]);
         // 64 patterns at a time: a bit-matrix transpose turns their masks into one word per
         // diagonal (setting bits one by one chains read-modify-writes through memory)
@@ -529,14 +542,17 @@ impl Sieve {
                 for_each_bit(masks, |d| block[slot[offset + d] as usize][word] = rows[d]);
             }
         }
+        Ok(())
     }
 
     /// For every signature, the blocks worth visiting: those holding a compatible group
     /// (group `g` is `start[g]..start[g + 1]` of the stored patterns).
-    fn index_reach(&mut self, start: &[usize; GROUPS + 1]) {
+    fn index_reach(&mut self, start: &[usize; GROUPS + 1]) -> Result<(), TryReserveError> {
         let groups = 1usize << self.pivots.count;
         // which groups each block holds (groups are runs of the sorted patterns)
-        let mut present = vec![[0u64; 4]; self.blocks];
+        let mut present = Vec::new();
+        present.try_reserve_exact(self.blocks)?;
+        present.resize(self.blocks, [0u64; 4]);
         for g in 0..groups {
             let (from, to) = (start[g], start[g + 1]);
             if from < to {
@@ -548,9 +564,13 @@ impl Sieve {
         self.reach.clear();
         self.reach_at.clear();
         self.covered.clear();
+        self.reach_at.try_reserve(groups + 1)?;
+        self.covered.try_reserve(groups)?;
         self.reach_at.push(0);
         for compatible in &COMPATIBLE[..groups] {
             let mut covered = 0;
+            // room for every block, so the pushes below never allocate
+            self.reach.try_reserve(present.len())?;
             for (b, set) in present.iter().enumerate() {
                 if (0..4).any(|w| set[w] & compatible[w] != 0) {
                     self.reach.push(b as u32);
@@ -560,6 +580,7 @@ impl Sieve {
             self.reach_at.push(self.reach.len());
             self.covered.push(covered);
         }
+        Ok(())
     }
 
     /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the fastest
@@ -798,7 +819,7 @@ pub(crate) mod tests {
     /// [`loaded_like_the_pair_test`] with `right` moved by `shift`.
     fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: Shift) -> Sieve {
         let mut sieve = Sieve::default();
-        sieve.load(left, (right, shift));
+        sieve.load(left, (right, shift)).unwrap();
         let want = left
             .iter()
             .flat_map(|p| right.iter().map(move |q| p.disjoint(shift.apply(*q))))
@@ -832,7 +853,7 @@ mod doc_examples {
         let n = 4;
         let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
         let mut sieve = Sieve::default();
-        sieve.load(&side, (&[], Shift::default()));
+        sieve.load(&side, (&[], Shift::default())).unwrap();
         // a queen on (1, 3) shares a diagonal with (0, 2) only
         assert_eq!(sieve.count_disjoint(&[Pattern::queen(n, 1, 3)]), 1);
     }

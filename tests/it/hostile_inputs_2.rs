@@ -231,6 +231,35 @@ fn an_address_space_limit_too_small_for_a_run_is_refused_in_one_line() {
     }
 }
 
+/// Large quadrant counts in little address space: the unit list, a unit's half-board
+/// patterns, the finished set that cannot be had end the run with one line (exit 1), or it
+/// counts; never an abort (each of these aborted before).
+#[test]
+fn large_counts_short_of_memory_end_in_one_line() {
+    for (limit, args) in [
+        (40000, "count 23 --engine quadrant --shard 9/262144"),
+        (48000, "count 23 --engine quadrant --shard 9/262144"),
+        (150000, "count 23 --engine quadrant"),
+    ] {
+        let script = format!("ulimit -v {limit} && exec '{}' {args}", bin().display());
+        let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said: Vec<&str> = err.lines().filter(|l| !l.contains("note:")).collect();
+        match out.status.code() {
+            Some(0) => assert!(!out.stdout.is_empty(), "{limit} {args}"),
+            Some(1) => {
+                assert_eq!(said.len(), 1, "{limit} {args}: {err}");
+                assert!(
+                    said[0].starts_with("nqueens: memory ran short for "),
+                    "{err}"
+                );
+            }
+            other => panic!("{limit} {args}: ended with {other:?}: {err}"),
+        }
+        assert!(!err.contains("memory allocation"), "{limit} {args}: {err}");
+    }
+}
+
 /// Records whose N was changed in every shard agree with each other, but not with the plan
 /// they name: refused (they added up to an N = 15 total of 365596 before).
 #[test]
