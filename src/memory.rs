@@ -107,7 +107,7 @@ impl Room {
 /// that the system refused): one line saying what to change.
 pub(crate) fn memory_short(what: &str) -> crate::error::Error {
     crate::error::Error::Failed(format!(
-        "memory ran short for {what}: allow the process more (ulimit -v, the cgroup's limit), or count with fewer threads (--threads) or in smaller shards"
+        "memory ran short for {what}: allow the process more (ulimit -v, the cgroup's limit), or count on fewer threads or in smaller shards"
     ))
 }
 

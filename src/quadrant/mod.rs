@@ -588,14 +588,14 @@ pub fn tables_bytes(n: usize) -> u64 {
     TablePlan::new(n, &never).expect("never stopped").bytes
 }
 
-/// One line saying that `--memory-limit asked` was held to `limit` bytes, for a count whose
+/// One line saying that the memory limit `asked` was held to `limit` bytes, for a count whose
 /// tables of an `n`×`n` board fit the one and not the other; `None` otherwise.
 pub(crate) fn held_limit_note(n: usize, asked: Option<u64>, limit: u64) -> Option<String> {
     let asked = asked.filter(|&asked| asked > limit)?;
     let tables = tables_bytes(n);
     (tables > limit && tables <= asked).then(|| {
         format!(
-            "--memory-limit {} is held to {}: half what this process's address-space or cgroup limit leaves beside its threads, past which an allocation would end it",
+            "the memory limit of {} is held to {}: half what this process's address-space or cgroup limit leaves beside its threads, past which an allocation would end it",
             in_units(asked),
             in_units(limit)
         )

@@ -166,7 +166,7 @@ fn an_address_space_limit_shrinks_the_table_budget() {
         assert!(total.trim().parse::<u64>().is_ok_and(|t| t > 0), "{total}");
         assert!(err.contains("over the memory limit"), "{engine}: {err}");
         assert!(!err.contains("memory allocation"), "{engine}: {err}");
-        let held = "--memory-limit 10 GiB is held to";
+        let held = "the memory limit of 10 GiB is held to";
         assert_eq!(
             err.contains(held),
             !limit.is_empty(),
