@@ -225,17 +225,16 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         None => None,
     }
     .map_or_else(|| DoneSet::within_memory(shard_len), Ok)?;
-    let shown_path = || {
-        let path = settings
-            .checkpoint
-            .as_deref()
-            .unwrap_or(std::path::Path::new(""));
-        path.display().to_string()
-    };
+    // the checkpoint as the caller named it, for messages
+    let shown_path = settings
+        .checkpoint
+        .as_deref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     if let Some(file) = &checkpoint {
         // fail fast: a file that cannot be written is found before the work, not after it
         file.save(&identity, &done).map_err(|e| Error::Checkpoint {
-            path: shown_path(),
+            path: shown_path.clone(),
             reason: format!(
                 "{}; nothing was counted: free space (or name another file) and run the same command",
                 file.left_as_it_was(e, shard_len)
@@ -294,11 +293,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
                 // as soon as a stop is asked for
                 let save = |done: &mut DoneSet| {
                     drain(inbox, done);
-                    let saved = file.save(identity, done);
-                    if let (Err(e), Some(report)) = (&saved, hooks.on_save_error) {
-                        report(e);
-                    }
-                    saved.is_ok()
+                    file.save(identity, done)
                 };
                 let mut last = Instant::now();
                 let mut stop_saved = false;
@@ -309,14 +304,13 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
                         stop_saved = true;
                         // not reported when it fails: the save after the workers leave is the
                         // last try, and the run's error says what the file holds
-                        drain(inbox, done);
-                        if file.save(identity, done).is_ok() {
-                            if let Some(saved) = hooks.on_stop_saved {
-                                saved();
-                            }
+                        if let (Ok(()), Some(saved)) = (save(done), hooks.on_stop_saved) {
+                            saved();
                         }
                     } else if last.elapsed() >= settings.save_every {
-                        save(done);
+                        if let (Err(e), Some(report)) = (save(done), hooks.on_save_error) {
+                            report(&e);
+                        }
                         last = Instant::now();
                     }
                 }
@@ -333,21 +327,16 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         None => Ok(()),
     };
     let executed = match executed {
-        Err(Error::Interrupted) if plan.quadrant_layout().is_some_and(|l| l.ran_short()) => {
-            // not stopped: a unit's memory could not be had, and the others stopped for it
-            let short = crate::memory::memory_short("a unit's half-board patterns");
-            return Err(match (saved, &checkpoint) {
-                (Ok(()), Some(_)) => Error::Failed(format!(
-                    "{short}; the finished subtasks are saved in {}",
-                    shown_path()
-                )),
-                _ => short,
-            });
+        // a subtask's failure (memory short) after the save that kept the others' work
+        Err(Error::Failed(why)) if checkpoint.is_some() && saved.is_ok() => {
+            return Err(Error::Failed(format!(
+                "{why}; the finished subtasks are saved in {shown_path}"
+            )))
         }
         Err(Error::Interrupted) => {
             return Err(match (saved, &checkpoint) {
                 (Err(e), Some(file)) => Error::InterruptedUnsaved {
-                    path: shown_path(),
+                    path: shown_path.clone(),
                     reason: format!(
                         "{}: free space and run the same command to resume",
                         file.left_as_it_was(e, shard_len)

@@ -53,17 +53,18 @@ impl Kernels {
 /// fundamental solutions too (free for the full-symmetry engine; the others canonicalise
 /// every solution they find).
 ///
-/// Returns `None` when `stop` was set before the subtask was finished.
+/// Returns `None` when `stop` was set before the subtask was finished, an error when its
+/// memory could not be had (the quadrant engine's half lists).
 pub(crate) fn count(
     plan: &Plan,
     id: usize,
     unique: bool,
     kernels: Kernels,
     stop: &AtomicBool,
-) -> Option<Found> {
+) -> Result<Option<Found>, Error> {
     match plan.kind() {
         Kind::Quadrant(layout) => layout.count_unit(id, kernels.pairs, stop),
-        Kind::Rows(rows) => count_rows(rows, id, unique, kernels.rows, stop),
+        Kind::Rows(rows) => Ok(count_rows(rows, id, unique, kernels.rows, stop)),
     }
 }
 
@@ -217,7 +218,7 @@ impl Plan {
         };
         let kernels = Kernels::resolve(self, choice)?;
         let never = AtomicBool::new(false);
-        count(self, id, unique, kernels, &never).ok_or(Error::Interrupted)
+        count(self, id, unique, kernels, &never)?.ok_or(Error::Interrupted)
     }
 
     /// Calls `visit(columns, weight)` for every solution subtask `id` counts (0-based

@@ -1,7 +1,7 @@
 //! The CPU executor: worker threads taking subtasks one at a time, in id order, each counted
 //! by a sequential kernel.
 
-use super::{Executed, Executor, Facts, Job};
+use super::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
 use crate::parallel::Workers;
 use crate::subtask::Kernels;
@@ -16,25 +16,21 @@ pub(crate) struct Cpu {
 impl Executor for Cpu {
     fn execute(&self, job: Job) -> Result<Executed, Error> {
         let Job {
-            plan,
-            ids,
-            unique,
-            cancel,
-            done,
+            ids, cancel, done, ..
         } = job;
         let next = AtomicUsize::new(0);
+        let failure = FirstFailure::default();
         let counted = self.workers.at_most(ids.len()).run(|_| {
             let mut counted = 0usize;
             loop {
                 let _turn = self.workers.turn();
-                if cancel.load(Ordering::Relaxed) {
+                if cancel.load(Ordering::Relaxed) || failure.failed() {
                     break;
                 }
                 let Some(&id) = ids.get(next.fetch_add(1, Ordering::Relaxed)) else {
                     break;
                 };
-                let Some(found) = crate::subtask::count(plan, id, unique, self.kernels, cancel)
-                else {
+                let Some(found) = failure.count(&job, id, self.kernels) else {
                     break;
                 };
                 done(id, found);
@@ -42,6 +38,7 @@ impl Executor for Cpu {
             }
             counted
         })?;
+        failure.check()?;
         // a subtask left uncounted means the run was cut short
         if counted.iter().sum::<usize>() < ids.len() {
             return Err(Error::Interrupted);

@@ -2,7 +2,7 @@
 //! of one list, while CPU threads count the subtasks no GPU takes and then take subtasks
 //! from the back of the same list.
 
-use super::{Done, Executed, Executor, Facts, Job};
+use super::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
 use crate::gpu::items::{kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
@@ -169,11 +169,12 @@ impl WithGpu {
         list: &List,
     ) -> Result<usize, Error> {
         let next = AtomicUsize::new(0);
+        let failure = FirstFailure::default();
         let counted = self.workers.run(|_| {
             let (mut counted, mut shared, mut secs) = (0usize, 0u32, 0.0);
             loop {
                 let _turn = self.workers.turn();
-                if job.cancel.load(Ordering::Relaxed) {
+                if job.cancel.load(Ordering::Relaxed) || failure.failed() {
                     break;
                 }
                 let k = next.fetch_add(1, Ordering::Relaxed);
@@ -189,9 +190,7 @@ impl WithGpu {
                     None => break,
                 };
                 let started = Instant::now();
-                let counts =
-                    crate::subtask::count(job.plan, id, job.unique, self.kernels, job.cancel);
-                let Some(found) = counts else {
+                let Some(found) = failure.count(&job, id, self.kernels) else {
                     break;
                 };
                 if from_list {
@@ -203,6 +202,7 @@ impl WithGpu {
             }
             counted
         })?;
+        failure.check()?;
         Ok(counted.into_iter().sum())
     }
 }

@@ -46,14 +46,44 @@ pub(crate) struct Job<'a> {
 ///   [`Error::Interrupted`] if any subtask of `ids` was left unreported.
 /// - `Ok` means every subtask of `ids` was reported; the sum of the results does not depend
 ///   on the number of threads or the order of completion.
-/// - Failures of the device (a lost GPU, a thread pool that cannot start) are errors of kind
-///   runtime, never a partial `Ok`.
+/// - Failures of the device (a lost GPU, a thread pool that cannot start) and of a subtask
+///   (memory that cannot be had) are errors of kind runtime, never a partial `Ok`; the first
+///   subtask that fails stops the workers at their next subtask ([`FirstFailure`]).
 pub(crate) trait Executor {
     /// Counts the subtasks of `job`.
     fn execute(&self, job: Job) -> Result<Executed, Error>;
 
     /// The facts of the run that a report names.
     fn facts(&self) -> Facts;
+}
+
+/// The first subtask failure of an execution: the workers stop once there is one, and the
+/// execution returns it.
+#[derive(Default)]
+pub(crate) struct FirstFailure(std::sync::OnceLock<Error>);
+
+impl FirstFailure {
+    /// Whether a subtask has failed: no new one should start.
+    pub fn failed(&self) -> bool {
+        self.0.get().is_some()
+    }
+
+    /// Counts subtask `id` of `job` on `kernels`: `None` when it was stopped or failed (the
+    /// failure is kept, the first one only).
+    pub fn count(&self, job: &Job, id: usize, kernels: crate::subtask::Kernels) -> Option<Found> {
+        match crate::subtask::count(job.plan, id, job.unique, kernels, job.cancel) {
+            Ok(found) => found,
+            Err(e) => {
+                let _ = self.0.set(e);
+                None
+            }
+        }
+    }
+
+    /// The failure, if a subtask failed.
+    pub fn check(self) -> Result<(), Error> {
+        self.0.into_inner().map_or(Ok(()), Err)
+    }
 }
 
 /// What a finished execution adds to the facts.

@@ -122,9 +122,6 @@ pub struct Layout {
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
-    /// Set once a unit's memory could not be had: every later unit stops at once, and the
-    /// run ends saying so instead of as interrupted.
-    short: AtomicBool,
 }
 
 thread_local! {
@@ -161,13 +158,7 @@ impl Layout {
             halves: OnceLock::new(),
             building: Mutex::new(()),
             books: Arc::default(),
-            short: AtomicBool::new(false),
         })
-    }
-
-    /// Whether a unit stopped because its memory could not be had.
-    pub(crate) fn ran_short(&self) -> bool {
-        self.short.load(Ordering::Relaxed)
     }
 
     /// Number of units.
@@ -244,9 +235,15 @@ impl Layout {
         }
     }
 
-    /// Counts unit `id` on the pair loops `pairs`; `None` when `stop` was set first. The
-    /// tables are built on first use if [`Layout::prepare`] was not called.
-    pub fn count_unit(&self, id: usize, pairs: PairKernel, stop: &AtomicBool) -> Option<Found> {
+    /// Counts unit `id` on the pair loops `pairs`; `None` when `stop` was set first, an error
+    /// when its memory cannot be had. The tables are built on first use if
+    /// [`Layout::prepare`] was not called.
+    pub fn count_unit(
+        &self,
+        id: usize,
+        pairs: PairKernel,
+        stop: &AtomicBool,
+    ) -> Result<Option<Found>, Error> {
         let n = self.n;
         let unit = self.units[id];
         let all = (1u64 << n) - 1;
@@ -261,18 +258,13 @@ impl Layout {
         };
         let east_rows = u64::from(unit.east_rows);
         let west_rows = free_rows & !east_rows;
-        if self.ran_short() {
-            return None;
-        }
-        if self.halves.get().is_none() {
-            // this thread alone: it starts no thread; the build fails only short of memory
-            match self.prepare(u64::MAX, &Workers::this_thread(), stop) {
-                Ok(built) => built?,
-                Err(_) => {
-                    self.short.store(true, Ordering::Relaxed);
-                    return None;
-                }
-            }
+        // built here on first use, by this thread alone (it fails only short of memory)
+        if self.halves.get().is_none()
+            && self
+                .prepare(u64::MAX, &Workers::this_thread(), stop)?
+                .is_none()
+        {
+            return Ok(None);
         }
         let halves = self.halves.get().expect("prepared above");
         let counted = WORK.with(|work| -> Result<Option<Found>, TryReserveError> {
@@ -333,10 +325,7 @@ impl Layout {
                 max_subtask_nodes: nodes,
             }))
         });
-        counted.unwrap_or_else(|_| {
-            self.short.store(true, Ordering::Relaxed);
-            None
-        })
+        counted.map_err(|_| crate::memory::memory_short("a unit's half-board patterns"))
     }
 }
 
@@ -630,6 +619,7 @@ mod tests {
                 layout
                     .count_unit(id, PairKernel::Scalar, &stop)
                     .unwrap()
+                    .unwrap()
                     .total
             })
             .sum()
@@ -659,14 +649,16 @@ mod tests {
 
     /// A unit counted with the stop flag set: nothing.
     fn count_stopped(layout: &Layout) -> Option<Found> {
-        layout.count_unit(0, PairKernel::Scalar, &AtomicBool::new(true))
+        layout
+            .count_unit(0, PairKernel::Scalar, &AtomicBool::new(true))
+            .unwrap()
     }
 
     /// The pair count from the tables against the row search restricted to the unit.
     fn agree_by_rows(layout: &Layout, id: usize) {
         let never = AtomicBool::new(false);
         let rows = layout.count_unit_by_rows(id, Chosen::portable(), &never);
-        let pairs = layout.count_unit(id, PairKernel::best(), &never);
+        let pairs = layout.count_unit(id, PairKernel::best(), &never).unwrap();
         let best = Chosen::resolve(KernelChoice::Auto).unwrap();
         let fast_rows = layout.count_unit_by_rows(id, best, &never);
         let (rows, pairs) = (rows.unwrap().total, pairs.unwrap().total);
