@@ -468,7 +468,7 @@ fn read_body(path: &Path) -> Result<Option<Body>, Error> {
     };
     let cannot = |e: std::io::Error| checkpoint_error(path, format!("cannot read: {e}"));
     let size = file.metadata().map_err(cannot)?.len() as usize;
-    // the text, and about as much again for what it parses into: had before it is read
+    // room for the text and twice as much for what it parses into, tried before it is read
     let short = |_| {
         let e = crate::memory::memory_short("reading the checkpoint");
         checkpoint_error(path, e.to_string())

@@ -455,7 +455,6 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
 
 /// `count --dry-run`: what the count would run, from the same resolution as the count itself.
 fn dry_run(settings: &RunSettings) -> Result<ExitCode> {
-    settings.options.resolved_threads()?;
     let plan = settings
         .options
         .plan(settings.n, settings.prefix.as_deref())?;

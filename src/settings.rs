@@ -112,10 +112,8 @@ pub(crate) fn resolve(
             opts.split_depth.get_or_insert(saved.split_depth);
         }
     }
-    let room = Room::now();
-    room.check()?;
-    let (most_threads, threads_note) = threads_that_fit(&room, &opts)?;
-    let memory_limit = room.tables(opts.memory_limit, most_threads);
+    let fit = Fit::to_room(&opts)?;
+    let memory_limit = fit.memory_limit;
     let cpu_only = opts.engine == EngineChoice::Quadrant;
     let devices = Devices::choose(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
     let quadrant_would = opts.engine == EngineChoice::Auto
@@ -125,7 +123,7 @@ pub(crate) fn resolve(
         && !devices.has_gpu()
         && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
         && crate::quadrant::auto_takes(n, u64::MAX);
-    let mut notes: Vec<String> = threads_note.into_iter().collect();
+    let mut notes: Vec<String> = fit.note.into_iter().collect();
     let tables_matter = quadrant_would
         || (opts.engine == EngineChoice::Quadrant && n <= crate::quadrant::QUADRANT_MAX_N);
     if tables_matter {
@@ -159,7 +157,7 @@ pub(crate) fn resolve(
             return Err(Error::CpuOnly(Engine::Quadrant));
         }
     }
-    let mut settings = settings(&plan, &opts, devices, memory_limit, most_threads)?;
+    let mut settings = settings(&plan, &opts, devices, memory_limit, fit.threads)?;
     settings.notes.extend(notes);
     Ok((plan, settings))
 }
@@ -169,25 +167,36 @@ pub(crate) fn resolve(
 pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Error> {
     let cpu_only = plan.quadrant_layout().is_some();
     let devices = Devices::choose(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
-    let room = Room::now();
-    room.check()?;
-    let (most_threads, _) = threads_that_fit(&room, opts)?;
-    let memory_limit = room.tables(opts.memory_limit, most_threads);
-    settings(plan, opts, devices, memory_limit, most_threads)
+    let fit = Fit::to_room(opts)?;
+    settings(plan, opts, devices, fit.memory_limit, fit.threads)
 }
 
-/// The most worker threads the process's address space takes, of those `opts` ask for, and
-/// a note when that is fewer.
-fn threads_that_fit(room: &Room, opts: &CountOptions) -> Result<(usize, Option<String>), Error> {
-    let asked = opts.resolved_threads()?;
-    let fit = room.threads(asked);
-    let note = (fit < asked).then(|| {
-        format!(
-            "{asked} threads do not fit the {} MiB of address space this process has left (ulimit -v): counting on {fit}",
-            room.address_space_left().unwrap_or(0) >> 20
-        )
-    });
-    Ok((fit, note))
+/// A run sized to the process's room ([`Room`]): its most worker threads, its tables'
+/// budget, and a note when it gets fewer threads than `opts` ask for.
+struct Fit {
+    threads: usize,
+    memory_limit: u64,
+    note: Option<String>,
+}
+
+impl Fit {
+    fn to_room(opts: &CountOptions) -> Result<Fit, Error> {
+        let room = Room::now();
+        room.check()?;
+        let asked = opts.resolved_threads()?;
+        let threads = room.threads(asked);
+        let note = (threads < asked).then(|| {
+            format!(
+                "{asked} threads do not fit the {} MiB of address space this process has left (ulimit -v): counting on {threads}",
+                room.address_space_left().unwrap_or(0) >> 20
+            )
+        });
+        Ok(Fit {
+            threads,
+            memory_limit: room.tables(opts.memory_limit, threads),
+            note,
+        })
+    }
 }
 
 fn settings(
