@@ -27,7 +27,8 @@ use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Called once before the search with (finished, of) for the shard (finished > 0 after a
-/// resume), then after each finished subtask.
+/// resume), then after each finished subtask, from the thread that finished it: calls from
+/// two threads may arrive in either order.
 ///
 /// A callback type; [`Hooks`]' example passes one.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
@@ -144,8 +145,9 @@ impl RunSettings {
 /// let progress = |done: usize, of: usize| seen.lock().unwrap().push((done, of));
 /// let hooks = Hooks { progress: Some(&progress), ..Hooks::default() };
 /// let outcome = run(&settings, &hooks).unwrap();
+/// // reports come from the worker threads, in any order: the furthest says all is done
 /// let seen = seen.into_inner().unwrap();
-/// assert_eq!(seen.last(), Some(&(outcome.counts.subtasks, outcome.counts.subtasks)));
+/// assert_eq!(seen.iter().max(), Some(&(outcome.counts.subtasks, outcome.counts.subtasks)));
 /// ```
 #[derive(Default, Clone, Copy)]
 pub struct Hooks<'a> {
