@@ -178,6 +178,8 @@ pub(crate) struct Features {
     pub avx512: bool,
     /// popcnt and bmi1 (the scalar builds' lowest-bit and count instructions).
     pub bmi: bool,
+    /// bmi2 (`pext`, which the quadrant engine's AVX2 pair loop packs bits with).
+    pub bmi2: bool,
 }
 
 /// This CPU's [`Features`].
@@ -192,6 +194,7 @@ pub(crate) fn features() -> Features {
                 avx2: popcnt && has!("avx2"),
                 avx512: popcnt && has!("avx512f"),
                 bmi: popcnt && has!("bmi1"),
+                bmi2: has!("bmi2"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -306,11 +306,13 @@ impl Layout {
             // the longer list is sliced: the per-pattern cost falls on the shorter one; the
             // other is moved into its columns
             let (sliced, streamed) = if work.east.len() >= work.west.len() {
-                (&work.east, (&work.west[..], Shift::west(east)))
+                (&work.east, (&mut work.west, Shift::west(east)))
             } else {
-                (&work.west, (&work.east[..], Shift::east(east)))
+                (&work.west, (&mut work.east, Shift::east(east)))
             };
-            work.sieve.load(sliced, streamed)?;
+            work.sieve.load(sliced, (&streamed.0[..], streamed.1))?;
+            work.sieve.order_by_signature(streamed.0)?;
+            let streamed = (&streamed.0[..], streamed.1);
             let mut disjoint = 0u128;
             for chunk in streamed.0.chunks(STOP_CHECK) {
                 if stop.load(Ordering::Relaxed) {
@@ -411,7 +413,8 @@ impl Layout {
 pub(crate) enum PairKernel {
     /// The portable loops.
     Scalar,
-    /// The loops compiled for AVX2: 256-bit ORs in the sieve, one `vptest` per pair in the join.
+    /// The loops compiled for AVX2 and BMI2: 256-bit ORs and `pext` in the sieve, one `vptest`
+    /// per pair in the join.
     #[cfg(target_arch = "x86_64")]
     Avx2,
 }
@@ -451,7 +454,8 @@ impl PairKernel {
     pub fn available() -> Vec<PairKernel> {
         let mut all = vec![PairKernel::Scalar];
         #[cfg(target_arch = "x86_64")]
-        if crate::kernel::features().avx2 {
+        let features = crate::kernel::features();
+        if features.avx2 && features.bmi2 {
             all.push(PairKernel::Avx2);
         }
         all

@@ -182,7 +182,7 @@ impl Pivots {
         s
     }
 
-    /// Pivot `i`'s diagonal, indexed like [`Sieve`]'s `slot`, and its bit in a signature.
+    /// Pivot `i`'s diagonal, as a bit index (main diagonals below 64, anti-diagonal `d` at `64 + d`), and its bit in a signature.
     fn diagonals(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
         self.mask[..self.count].iter().enumerate().map(|(i, m)| {
             let d = if m.main != 0 {
@@ -192,15 +192,6 @@ impl Pivots {
             };
             (d as usize, 1 << (self.count - 1 - i))
         })
-    }
-
-    /// Each diagonal's bit in the signature (`Pivots::signature`), indexed like [`Sieve`]'s `slot`.
-    fn signature_bits(&self) -> [u8; 128] {
-        let mut bits = [0; 128];
-        for (d, bit) in self.diagonals() {
-            bits[d] = bit;
-        }
-        bits
     }
 
     /// The diagonals occupied most often on both sides, strongest first: a pair clashes on
@@ -276,7 +267,7 @@ impl Pivots {
     }
 }
 
-/// Diagonal `d` alone, indexed like [`Sieve`]'s `slot` (main diagonals below 64).
+/// Diagonal `d` alone: main diagonal `d` below 64, anti-diagonal `d - 64` from 64.
 fn one_diagonal(d: usize) -> Pattern {
     if d < 64 {
         Pattern {
@@ -294,6 +285,7 @@ fn one_diagonal(d: usize) -> Pattern {
 /// `Pivots::signature` by table lookups, a byte of the masks at a time: pivots crowd into
 /// the middle diagonals, so a few bytes hold them all (testing the pivots one by one took
 /// a sixth of the time at N = 18).
+#[derive(Clone, Debug)]
 struct SignatureBytes {
     count: usize,
     /// Where lookup `l`'s byte starts: bit `at[l]` of `main`, or bit `at[l] - 64` of `anti`.
@@ -304,12 +296,17 @@ struct SignatureBytes {
 
 impl SignatureBytes {
     fn new(pivots: &Pivots) -> SignatureBytes {
+        SignatureBytes::from_diagonals(pivots.diagonals())
+    }
+
+    /// The lookups for diagonals `d` (indexed like [`Pivots::diagonals`]) giving bits `bit`.
+    fn from_diagonals(diagonals: impl Iterator<Item = (usize, u8)>) -> SignatureBytes {
         let mut table = SignatureBytes {
             count: 0,
             at: [0; PIVOTS],
             bits: [[0; 256]; PIVOTS],
         };
-        for (d, bit) in pivots.diagonals() {
+        for (d, bit) in diagonals {
             let at = (d / 8 * 8) as u8;
             let l = match table.at[..table.count].iter().position(|&a| a == at) {
                 Some(l) => l,
@@ -339,14 +336,18 @@ impl SignatureBytes {
     }
 }
 
-/// What the counting loop looks up of the stored side, indexed by the other side's
-/// diagonals.
+/// The stored side as the other side's patterns see it: its diagonals that the other side can
+/// occupy, in the other side's coordinates, and the lookups that turn a pattern of the other
+/// side into table offsets without moving it (moving each cost 8 % at N = 18).
 #[derive(Clone, Debug)]
 struct Seen {
+    /// Stored diagonals, in the other side's coordinates.
     main: u64,
     anti: u64,
-    slot: [u8; 128],
-    signature_bit: [u8; 128],
+    /// How many of `main` there are: a pattern's anti-diagonal bits follow them.
+    main_count: u32,
+    /// The other side's signature (its pivots moved into its coordinates).
+    signature: SignatureBytes,
 }
 
 impl Default for Seen {
@@ -354,64 +355,61 @@ impl Default for Seen {
         Seen {
             main: 0,
             anti: 0,
-            slot: [0; 128],
-            signature_bit: [0; 128],
+            main_count: 0,
+            signature: SignatureBytes::from_diagonals(std::iter::empty()),
         }
     }
 }
 
+impl Seen {
+    /// Which of the seen diagonals `p` occupies, as a dense set: bit `i` for the `i`-th seen
+    /// main diagonal, bit `main_count + i` for the `i`-th seen anti-diagonal. `extract` takes
+    /// the bits of a word at a mask's bits, packed low (`pext`).
+    #[inline(always)]
+    fn dense(&self, p: Pattern, extract: impl Fn(u64, u64) -> u64) -> u128 {
+        let main = extract(p.main, self.main);
+        let anti = extract(p.anti, self.anti);
+        u128::from(main) | u128::from(anti) << self.main_count
+    }
+}
+
+/// Seen diagonals looked up together: a pattern's `TABLE_BITS` consecutive bits of
+/// [`Seen::dense`] pick one precomputed OR of their slices (a four-Russians table), so a
+/// block costs one read per `TABLE_BITS` seen diagonals, whichever the pattern occupies.
+const TABLE_BITS: u32 = 5;
+
+/// Entries of one lookup: every subset of `TABLE_BITS` diagonals.
+const TABLE_ENTRIES: usize = 1 << TABLE_BITS;
+
 /// One side's patterns, grouped by signature and bit-sliced by diagonal.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Sieve {
     len: usize,
     blocks: usize,
-    slices: usize,
-    /// Slice index of main diagonal `d` at `d`, of anti-diagonal `d` at `64 + d`.
-    slot: [u8; 128],
+    /// Lookups per block: `TABLE_BITS` seen diagonals each.
+    lookups: usize,
+    /// The stored diagonals, in their own coordinates.
     main: u64,
     anti: u64,
     /// Moves a pattern of the other side where the stored patterns are.
     others_shift: Shift,
-    /// `main`, `anti`, `slot` and `signature_bit` where the other side's patterns are: a
-    /// pattern is looked up as it is, not moved first (moving each cost 8 % at N = 18).
     seen: Seen,
-    /// Block-major: block `b`'s slice `s` at `b * slices + s`.
+    /// The stored diagonals the other side can occupy, in their own coordinates.
+    seen_own: (u64, u64),
+    /// Block-major, then lookup, then subset: for block `b`, lookup `l` and a subset `v`
+    /// of its diagonals, the stored patterns occupying one of them at
+    /// `(b * lookups + l) * TABLE_ENTRIES + v` (entry 0 is empty). One empty block follows.
     data: Vec<[u64; 4]>,
     pivots: Pivots,
-    /// A diagonal's bit in the signature (0 for diagonals that are not pivots), indexed
-    /// like `slot`.
-    signature_bit: [u8; 128],
-    /// For signature `s`, the blocks holding a pattern it can pair with, at
-    /// `reach[reach_at[s]..reach_at[s + 1]]`, and how many patterns those blocks hold.
+    /// For signature `s`, the blocks holding a pattern it can pair with (where they start in
+    /// `data`), at `reach[reach_at[s]..reach_at[s + 1]]`, and how many patterns those blocks
+    /// hold.
     reach: Vec<u32>,
     reach_at: Vec<usize>,
     covered: Vec<u64>,
     /// Buffers: the stored patterns in signature order, and their signatures.
     sorted: Vec<Pattern>,
     signatures: Vec<u8>,
-}
-
-impl Default for Sieve {
-    fn default() -> Sieve {
-        Sieve {
-            len: 0,
-            blocks: 0,
-            slices: 0,
-            slot: [0; 128],
-            main: 0,
-            anti: 0,
-            others_shift: Shift::default(),
-            seen: Seen::default(),
-            data: Vec::new(),
-            pivots: Pivots::default(),
-            signature_bit: [0; 128],
-            reach: Vec::new(),
-            reach_at: Vec::new(),
-            covered: Vec::new(),
-            sorted: Vec::new(),
-            signatures: Vec::new(),
-        }
-    }
 }
 
 impl Sieve {
@@ -432,7 +430,10 @@ impl Sieve {
             (blocks.ilog2() as usize + 2).min(PIVOTS)
         };
         self.pivots = Pivots::choose(count, patterns, (others, others_shift));
-        self.signature_bit = self.pivots.signature_bits();
+        (self.main, self.anti) = patterns
+            .iter()
+            .fold((0, 0), |(m, a), p| (m | p.main, a | p.anti));
+        self.see_from_others();
         let mut start = [0; GROUPS + 1];
         if self.pivots.count == 0 {
             self.slice(patterns)?;
@@ -449,97 +450,130 @@ impl Sieve {
             self.sorted = sorted;
             sliced?;
         }
-        self.index_reach(&start)?;
-        self.see_from_others();
-        Ok(())
+        self.index_reach(&start)
     }
 
-    /// Indexes the stored diagonals by the other side's: stored diagonal `d` is the other
+    /// The stored diagonals in the other side's coordinates: stored diagonal `d` is the other
     /// side's `d - shift`; those below 0 or past 63 there hold no pattern of the other side.
     fn see_from_others(&mut self) {
-        let mut seen = Seen::default();
-        for (mask, offset, up) in [
-            (self.main, 0, self.others_shift.main),
-            (self.anti, 64, self.others_shift.anti),
-        ] {
-            let mut kept = 0;
+        let theirs = |d: usize, up: i8| {
+            let theirs = d as isize - isize::from(up);
+            (0..64).contains(&theirs).then_some(theirs as usize)
+        };
+        let kept = [
+            (self.main, self.others_shift.main),
+            (self.anti, self.others_shift.anti),
+        ]
+        .map(|(mask, up)| {
+            let (mut kept, mut own) = (0u64, 0u64);
             for_each_bit(mask, |d| {
-                let theirs = d as isize - isize::from(up);
-                if !(0..64).contains(&theirs) {
-                    return;
+                if let Some(theirs) = theirs(d, up) {
+                    kept |= 1 << theirs;
+                    own |= 1 << d;
                 }
-                let theirs = theirs as usize;
-                kept |= 1 << theirs;
-                seen.slot[offset + theirs] = self.slot[offset + d];
-                seen.signature_bit[offset + theirs] = self.signature_bit[offset + d];
             });
-            if offset == 0 {
-                seen.main = kept;
+            (kept, own)
+        });
+        self.seen_own = (kept[0].1, kept[1].1);
+        let kept = kept.map(|(theirs, _)| theirs);
+        let shift = self.others_shift;
+        let pivots = self.pivots.diagonals().filter_map(|(d, bit)| {
+            let theirs = if d < 64 {
+                theirs(d, shift.main)
             } else {
-                seen.anti = kept;
-            }
-        }
-        self.seen = seen;
+                theirs(d - 64, shift.anti).map(|t| 64 + t)
+            };
+            theirs.map(|t| (t, bit))
+        });
+        self.seen = Seen {
+            main: kept[0],
+            anti: kept[1],
+            main_count: kept[0].count_ones(),
+            signature: SignatureBytes::from_diagonals(pivots),
+        };
     }
 
-    /// Bit-slices `patterns` into blocks.
+    /// Bit-slices `patterns` into blocks, on the diagonals the other side sees, and fills
+    /// each lookup's subsets.
     fn slice(&mut self, patterns: &[Pattern]) -> Result<(), TryReserveError> {
-        let (main, anti) = patterns
-            .iter()
-            .fold((0, 0), |(m, a), p| (m | p.main, a | p.anti));
+        let (main, anti) = (self.main, self.anti);
         self.len = patterns.len();
-        self.main = main;
-        self.anti = anti;
-        let mut slices = 0;
-        for bit in 0..64 {
-            if main >> bit & 1 != 0 {
-                self.slot[bit] = slices;
-                slices += 1;
-            }
-            if anti >> bit & 1 != 0 {
-                self.slot[64 + bit] = slices;
-                slices += 1;
-            }
-        }
-        self.slices = slices as usize;
+        // the stored diagonals the other side can occupy, in their own coordinates: their
+        // order (main, then anti, each upwards) is the order of `Seen::dense`
+        let (seen_main, seen_anti) = self.seen_own;
+        let seen = (seen_main.count_ones() + seen_anti.count_ones()) as usize;
+        self.lookups = seen.div_ceil(TABLE_BITS as usize);
         self.blocks = patterns.len().div_ceil(BLOCK);
-        self.data.clear();
-        self.data.try_reserve(self.slices * self.blocks)?;
-        self.data.resize(self.slices * self.blocks, [0; 4]);
-        // 64 patterns at a time: a bit-matrix transpose turns their masks into one word per
-        // diagonal (setting bits one by one chains read-modify-writes through memory)
-        let slot = &self.slot;
+        let stride = self.lookups * TABLE_ENTRIES;
+        // every entry is written below: the buffer is only grown, never cleared
+        let len = stride * (self.blocks + 1);
+        if self.data.len() < len {
+            self.data.try_reserve(len - self.data.len())?;
+            self.data.resize(len, [0; 4]);
+        }
+        // an empty block after the last, which pads a visit of fewer than LANES blocks
+        self.data[stride * self.blocks..len].fill([0; 4]);
         // (an empty mask shifts by 63, not 64)
         let (main_low, anti_low) = (main.trailing_zeros().min(63), anti.trailing_zeros().min(63));
         // a half-board's diagonals of one direction span at most 32 (up to N = 22): both
         // directions then fit one 64-bit row and one transpose
         let packed = (main >> main_low) >> 32 == 0 && (anti >> anti_low) >> 32 == 0;
-        for (w, chunk) in patterns.chunks(64).enumerate() {
-            let block = &mut self.data[(w * 64 / BLOCK) * self.slices..][..self.slices];
-            let word = w % (BLOCK / 64);
-            let mut rows = [0u64; 64];
-            if packed {
-                for (row, p) in rows.iter_mut().zip(chunk) {
-                    *row = p.main >> main_low | (p.anti >> anti_low) << 32;
+        for (b, block) in patterns.chunks(BLOCK).enumerate() {
+            // the block's slice of each seen diagonal, in `Seen::dense` order
+            let mut slices = [[0u64; 4]; 128];
+            let slices = &mut slices[..seen];
+            // 64 patterns at a time: a bit-matrix transpose turns their masks into one word
+            // per diagonal (setting bits one by one chains read-modify-writes through memory)
+            for (word, chunk) in block.chunks(64).enumerate() {
+                let mut rows = [0u64; 64];
+                let mut i = 0;
+                if packed {
+                    for (row, p) in rows.iter_mut().zip(chunk) {
+                        *row = p.main >> main_low | (p.anti >> anti_low) << 32;
+                    }
+                    transpose64(&mut rows);
+                    let low = main_low as usize;
+                    for_each_bit(seen_main, |d| {
+                        slices[i][word] = rows[d - low];
+                        i += 1;
+                    });
+                    let low = anti_low as usize;
+                    for_each_bit(seen_anti, |d| {
+                        slices[i][word] = rows[32 + d - low];
+                        i += 1;
+                    });
+                    continue;
                 }
-                transpose64(&mut rows);
-                let low = main_low as usize;
-                for_each_bit(main, |d| block[slot[d] as usize][word] = rows[d - low]);
-                let low = anti_low as usize;
-                for_each_bit(anti, |d| {
-                    block[slot[64 + d] as usize][word] = rows[32 + d - low]
-                });
-                continue;
+                for (masks, offset) in [(seen_main, 0), (seen_anti, 64)] {
+                    // a last chunk of fewer than 64 leaves rows past it: they must not keep
+                    // the other direction's transpose
+                    rows.fill(0);
+                    for (row, p) in rows.iter_mut().zip(chunk) {
+                        *row = if offset == 0 { p.main } else { p.anti };
+                    }
+                    transpose64(&mut rows);
+                    for_each_bit(masks, |d| {
+                        slices[i][word] = rows[d];
+                        i += 1;
+                    });
+                }
             }
-            for (masks, offset) in [(main, 0), (anti, 64)] {
-                // a last chunk of fewer than 64 leaves rows past it: they must not keep the
-                // other direction's transpose
-                rows.fill(0);
-                for (row, p) in rows.iter_mut().zip(chunk) {
-                    *row = if offset == 0 { p.main } else { p.anti };
+            // each lookup's subsets: the empty one, its diagonals' slices, and each other
+            // subset from the subset without its lowest diagonal and that diagonal
+            let table = &mut self.data[b * stride..][..stride];
+            for (l, lookup) in table.chunks_exact_mut(TABLE_ENTRIES).enumerate() {
+                lookup[0] = [0; 4];
+                for bit in 0..TABLE_BITS as usize {
+                    let d = l * TABLE_BITS as usize + bit;
+                    lookup[1 << bit] = slices.get(d).copied().unwrap_or_default();
                 }
-                transpose64(&mut rows);
-                for_each_bit(masks, |d| block[slot[offset + d] as usize][word] = rows[d]);
+                for v in 3..TABLE_ENTRIES {
+                    let (rest, lowest) = (v & (v - 1), v & v.wrapping_neg());
+                    if rest != 0 {
+                        let (a, b) = (lookup[rest], lookup[lowest]);
+                        lookup[v] = std::array::from_fn(|i| a[i] | b[i]);
+                    }
+                }
             }
         }
         Ok(())
@@ -549,6 +583,7 @@ impl Sieve {
     /// (group `g` is `start[g]..start[g + 1]` of the stored patterns).
     fn index_reach(&mut self, start: &[usize; GROUPS + 1]) -> Result<(), TryReserveError> {
         let groups = 1usize << self.pivots.count;
+        let stride = self.lookups * TABLE_ENTRIES;
         // which groups each block holds (groups are runs of the sorted patterns)
         let mut present = Vec::new();
         present.try_reserve_exact(self.blocks)?;
@@ -573,13 +608,48 @@ impl Sieve {
             self.reach.try_reserve(present.len())?;
             for (b, set) in present.iter().enumerate() {
                 if (0..4).any(|w| set[w] & compatible[w] != 0) {
-                    self.reach.push(b as u32);
+                    self.reach.push((b * stride) as u32);
                     covered += (self.len - b * BLOCK).min(BLOCK) as u64;
                 }
             }
             self.reach_at.push(self.reach.len());
             self.covered.push(covered);
         }
+        Ok(())
+    }
+
+    /// Puts the other side's `patterns` in the order the counting loop runs fastest:
+    /// patterns of one signature visit the same blocks, so a run of them keeps those blocks'
+    /// tables in the nearest cache (a counting sort; an error when its buffer cannot be had).
+    pub fn order_by_signature(
+        &mut self,
+        patterns: &mut Vec<Pattern>,
+    ) -> Result<(), TryReserveError> {
+        if self.pivots.count == 0 {
+            return Ok(());
+        }
+        let signature = &self.seen.signature;
+        self.signatures.clear();
+        self.signatures.try_reserve(patterns.len())?;
+        self.signatures
+            .extend(patterns.iter().map(|&p| signature.signature(p)));
+        let mut next = [0usize; GROUPS];
+        for &s in &self.signatures {
+            next[usize::from(s)] += 1;
+        }
+        let mut at = 0;
+        for count in &mut next {
+            (*count, at) = (at, at + *count);
+        }
+        self.sorted.clear();
+        self.sorted.try_reserve(patterns.len())?;
+        self.sorted.resize(patterns.len(), Pattern::default());
+        for (&p, &s) in patterns.iter().zip(&self.signatures) {
+            let at = &mut next[usize::from(s)];
+            self.sorted[*at] = p;
+            *at += 1;
+        }
+        std::mem::swap(patterns, &mut self.sorted);
         Ok(())
     }
 
@@ -596,85 +666,157 @@ impl Sieve {
         if self.len == 0 {
             return 0;
         }
-        if self.slices == 0 {
-            // no stored pattern occupies a diagonal: every pair is disjoint
+        if self.lookups == 0 {
+            // no stored pattern occupies a diagonal the other side can: every pair is disjoint
             return self.len as u64 * others.len() as u64;
         }
         match pairs {
-            PairKernel::Scalar => count_body(self, others),
-            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2 and popcnt.
+            PairKernel::Scalar => count_body(self, others, extract_bits),
+            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2 => unsafe { count_avx2(self, others) },
         }
     }
 }
 
-/// The same loop compiled for AVX2 (the 256-bit ORs become one instruction) and popcnt.
+/// The same loop compiled for AVX2 (the 256-bit ORs become one instruction), BMI2 (`pext`
+/// packs a pattern's seen diagonals) and popcnt.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2,bmi2,popcnt")]
 fn count_avx2(sieve: &Sieve, others: &[Pattern]) -> u64 {
-    count_body(sieve, others)
+    count_body(sieve, others, |x, mask| {
+        std::arch::x86_64::_pext_u64(x, mask)
+    })
+}
+
+/// The bits of `x` at the bits of `mask`, packed low (what `pext` does), one bit at a time.
+#[inline(always)]
+fn extract_bits(x: u64, mask: u64) -> u64 {
+    let (mut packed, mut i) = (0, 0);
+    for_each_bit(mask, |d| {
+        packed |= (x >> d & 1) << i;
+        i += 1;
+    });
+    packed
 }
 
 #[inline(always)]
-fn count_body(sieve: &Sieve, others: &[Pattern]) -> u64 {
+fn count_body(sieve: &Sieve, others: &[Pattern], extract: impl Fn(u64, u64) -> u64 + Copy) -> u64 {
     if sieve.pivots.count == 0 {
-        count_pairs::<false>(sieve, others)
+        count_pairs::<false>(sieve, others, extract)
     } else {
-        count_pairs::<true>(sieve, others)
+        count_pairs::<true>(sieve, others, extract)
     }
 }
 
-/// The counting loop, visiting every block or (`GROUPED`) those of the pattern's signature.
+/// Patterns of one signature whose lookups are worked out before their blocks are visited:
+/// a block's tables then stay in the nearest cache while the whole run passes over them.
+const RUN: usize = 32;
+
+/// Most lookups a block can need (every diagonal seen).
+const MOST_LOOKUPS: usize = 128usize.div_ceil(TABLE_BITS as usize);
+
+/// The counting loop, visiting every block or (`GROUPED`) those of the pattern's signature,
+/// a run of patterns of one signature at a time (the caller's order decides how long).
 #[inline(always)]
-fn count_pairs<const GROUPED: bool>(sieve: &Sieve, others: &[Pattern]) -> u64 {
-    let mut hits = 0u64;
+fn count_pairs<const GROUPED: bool>(
+    sieve: &Sieve,
+    others: &[Pattern],
+    extract: impl Fn(u64, u64) -> u64 + Copy,
+) -> u64 {
+    // per 64-bit word: a vector of sums, added up once at the end
+    let mut counts = [0u64; 4];
     let mut covered = 0u64;
-    let mut slots = [0u8; 128];
-    // without pivots every pattern has signature 0, which reaches every block
-    let every_block = &sieve.reach[..sieve.reach_at[1]];
+    let lookups = sieve.lookups;
+    // for each pattern of the run, the entry each lookup reads, as a byte offset in a block
+    let mut entries = [0u32; RUN * MOST_LOOKUPS];
     let seen = &sieve.seen;
-    for p in others {
-        // only diagonals some stored pattern occupies can clash (the pivots among them)
-        let mut k = 0;
-        let mut group = 0;
-        for_each_bit(p.main & seen.main, |d| {
-            slots[k] = seen.slot[d];
-            if GROUPED {
-                group |= seen.signature_bit[d];
-            }
-            k += 1;
-        });
-        for_each_bit(p.anti & seen.anti, |d| {
-            slots[k] = seen.slot[64 + d];
-            if GROUPED {
-                group |= seen.signature_bit[64 + d];
-            }
-            k += 1;
-        });
-        let reach = if GROUPED {
-            let group = usize::from(group);
-            covered += sieve.covered[group];
-            &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]]
+    let signature = |p: Pattern| {
+        if GROUPED {
+            usize::from(seen.signature.signature(p))
         } else {
-            every_block
-        };
-        for &b in reach {
-            let block = &sieve.data[b as usize * sieve.slices..][..sieve.slices];
-            let mut clash = [0u64; 4];
-            for &s in &slots[..k] {
-                let v = block[s as usize];
-                for w in 0..4 {
-                    clash[w] |= v[w];
-                }
+            // without pivots every pattern has signature 0, which reaches every block
+            0
+        }
+    };
+    let mut rest = others;
+    while let Some(&first) = rest.first() {
+        let group = signature(first);
+        let mut run = 0;
+        for (&p, entries) in rest.iter().zip(entries.chunks_exact_mut(lookups)).take(RUN) {
+            if run > 0 && signature(p) != group {
+                break;
             }
-            hits += clash.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+            let mut dense = seen.dense(p, extract);
+            for (l, entry) in entries.iter_mut().enumerate() {
+                let v = dense as usize & (TABLE_ENTRIES - 1);
+                *entry = ((l * TABLE_ENTRIES + v) * SLICE_BYTES) as u32;
+                dense >>= TABLE_BITS;
+            }
+            run += 1;
+        }
+        covered += sieve.covered[group] * run as u64;
+        let reach = &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]];
+        let patterns = entries[..run * lookups].chunks_exact(lookups);
+        let mut fours = reach.chunks_exact(LANES);
+        for four in &mut fours {
+            let four: [u32; LANES] = four.try_into().expect("LANES blocks");
+            for entries in patterns.clone() {
+                add_popcounts(&mut counts, &or_entries(sieve, four, entries));
+            }
+        }
+        let mut twos = fours.remainder().chunks_exact(2);
+        for two in &mut twos {
+            let two: [u32; 2] = two.try_into().expect("2 blocks");
+            for entries in patterns.clone() {
+                add_popcounts(&mut counts, &or_entries(sieve, two, entries));
+            }
+        }
+        for &b in twos.remainder() {
+            for entries in patterns.clone() {
+                add_popcounts(&mut counts, &or_entries(sieve, [b], entries));
+            }
+        }
+        rest = &rest[run..];
+    }
+    let hits: u64 = counts.iter().sum();
+    covered - hits
+}
+
+/// Blocks whose ORs are taken together: independent chains, and each entry offset read once
+/// for all.
+const LANES: usize = 4;
+
+/// Bytes of one slice of a block.
+const SLICE_BYTES: usize = std::mem::size_of::<[u64; 4]>();
+
+/// For each of the blocks starting at `data[blocks[i]]`, the OR of its entries at the byte
+/// offsets `entries`: the stored patterns clashing with the pattern.
+#[inline(always)]
+fn or_entries<const L: usize>(sieve: &Sieve, blocks: [u32; L], entries: &[u32]) -> [[u64; 4]; L] {
+    let base = sieve.data.as_ptr();
+    let block = blocks.map(|b| base.wrapping_add(b as usize));
+    let mut clash = [[0u64; 4]; L];
+    for &e in entries {
+        for (clash, &block) in clash.iter_mut().zip(&block) {
+            // SAFETY: `b` is a block's start in `data` (`index_reach`) and `e` an entry's offset
+            // within a block (below `lookups * TABLE_ENTRIES` slices): the read lies in `data`.
+            let v = unsafe { block.byte_add(e as usize).read() };
+            for w in 0..4 {
+                clash[w] |= v[w];
+            }
         }
     }
-    if GROUPED {
-        covered - hits
-    } else {
-        sieve.len as u64 * others.len() as u64 - hits
+    clash
+}
+
+/// Adds each word's popcount to `counts` (kept per word, so the compiler keeps a vector).
+#[inline(always)]
+fn add_popcounts<const L: usize>(counts: &mut [u64; 4], clash: &[[u64; 4]; L]) {
+    for c in clash {
+        for w in 0..4 {
+            counts[w] += u64::from(c[w].count_ones());
+        }
     }
 }
 
@@ -826,12 +968,10 @@ pub(crate) mod tests {
             .filter(|&ok| ok)
             .count() as u64;
         let (a, b) = (left.len(), right.len());
-        assert_eq!(sieve.count_disjoint(right), want, "{a} x {b} {shift:?}");
-        assert_eq!(
-            count_body(&sieve, right),
-            want,
-            "portable body, {a} x {b} {shift:?}"
-        );
+        for kernel in PairKernel::available() {
+            let got = sieve.count_disjoint_on(kernel, right);
+            assert_eq!(got, want, "{kernel:?}, {a} x {b} {shift:?}");
+        }
         sieve
     }
 }
