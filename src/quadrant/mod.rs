@@ -41,9 +41,6 @@ pub const QUADRANT_MAX_N: usize = 23;
 /// built a row set at a time as units ask for them.
 const WHOLE_SOUTH_MAX: u64 = 24 << 20;
 
-/// Patterns counted between two looks at the stop flag.
-const STOP_CHECK: usize = 256;
-
 /// A unit has no middle-column queen (even boards).
 const NO_MIDDLE: u8 = u8::MAX;
 
@@ -313,13 +310,10 @@ impl Layout {
             work.sieve.load(sliced, (&streamed.0[..], streamed.1))?;
             work.sieve.order_by_signature(streamed.0)?;
             let streamed = (&streamed.0[..], streamed.1);
-            let mut disjoint = 0u128;
-            for chunk in streamed.0.chunks(STOP_CHECK) {
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(None);
-                }
-                disjoint += u128::from(work.sieve.count_disjoint_on(pairs, chunk));
-            }
+            let Some(disjoint) = work.sieve.count_disjoint_on(pairs, streamed.0, stop) else {
+                return Ok(None);
+            };
+            let disjoint = u128::from(disjoint);
             Ok(Some(Found {
                 total: disjoint * u128::from(unit.weight),
                 unique: 0,
@@ -454,9 +448,11 @@ impl PairKernel {
     pub fn available() -> Vec<PairKernel> {
         let mut all = vec![PairKernel::Scalar];
         #[cfg(target_arch = "x86_64")]
-        let features = crate::kernel::features();
-        if features.avx2 && features.bmi2 {
-            all.push(PairKernel::Avx2);
+        {
+            let features = crate::kernel::features();
+            if features.avx2 && features.bmi2 {
+                all.push(PairKernel::Avx2);
+            }
         }
         all
     }

@@ -13,6 +13,10 @@
 
 use super::PairKernel;
 use std::collections::TryReserveError;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Patterns counted between two looks at the stop flag.
+const STOP_CHECK: usize = 256;
 
 /// The diagonals a set of queens occupies, as full-board masks: main diagonal
 /// `row - col + n - 1`, anti-diagonal `row + col` (bits `0..2n-1`).
@@ -657,24 +661,32 @@ impl Sieve {
     /// loop this CPU runs.
     #[cfg(test)]
     pub fn count_disjoint(&self, others: &[Pattern]) -> u64 {
-        self.count_disjoint_on(PairKernel::best(), others)
+        let never = AtomicBool::new(false);
+        self.count_disjoint_on(PairKernel::best(), others, &never)
+            .expect("never stopped")
     }
 
     /// How many pairs (stored pattern, pattern of `others` moved as [`Sieve::load`] was told)
-    /// share no diagonal, on the loop `pairs`.
-    pub fn count_disjoint_on(&self, pairs: PairKernel, others: &[Pattern]) -> u64 {
+    /// share no diagonal, on the loop `pairs`; `None` when `stop` was set first (it is
+    /// looked at every few patterns).
+    pub fn count_disjoint_on(
+        &self,
+        pairs: PairKernel,
+        others: &[Pattern],
+        stop: &AtomicBool,
+    ) -> Option<u64> {
         if self.len == 0 {
-            return 0;
+            return Some(0);
         }
         if self.lookups == 0 {
             // no stored pattern occupies a diagonal the other side can: every pair is disjoint
-            return self.len as u64 * others.len() as u64;
+            return Some(self.len as u64 * others.len() as u64);
         }
         match pairs {
-            PairKernel::Scalar => count_body(self, others, extract_bits),
+            PairKernel::Scalar => count_body(self, others, stop, extract_bits),
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => unsafe { count_avx2(self, others) },
+            PairKernel::Avx2 => unsafe { count_avx2(self, others, stop) },
         }
     }
 }
@@ -683,8 +695,8 @@ impl Sieve {
 /// packs a pattern's seen diagonals) and popcnt.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
-fn count_avx2(sieve: &Sieve, others: &[Pattern]) -> u64 {
-    count_body(sieve, others, |x, mask| {
+fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
+    count_body(sieve, others, stop, |x, mask| {
         std::arch::x86_64::_pext_u64(x, mask)
     })
 }
@@ -701,11 +713,20 @@ fn extract_bits(x: u64, mask: u64) -> u64 {
 }
 
 #[inline(always)]
-fn count_body(sieve: &Sieve, others: &[Pattern], extract: impl Fn(u64, u64) -> u64 + Copy) -> u64 {
-    if sieve.pivots.count == 0 {
-        count_pairs::<false>(sieve, others, extract)
-    } else {
-        count_pairs::<true>(sieve, others, extract)
+fn count_body(
+    sieve: &Sieve,
+    others: &[Pattern],
+    stop: &AtomicBool,
+    extract: impl Fn(u64, u64) -> u64 + Copy,
+) -> Option<u64> {
+    match (
+        sieve.pivots.count > 0,
+        sieve.lookups * TABLE_BITS as usize <= 64,
+    ) {
+        (false, true) => count_pairs::<false, true>(sieve, others, stop, extract),
+        (false, false) => count_pairs::<false, false>(sieve, others, stop, extract),
+        (true, true) => count_pairs::<true, true>(sieve, others, stop, extract),
+        (true, false) => count_pairs::<true, false>(sieve, others, stop, extract),
     }
 }
 
@@ -718,12 +739,14 @@ const MOST_LOOKUPS: usize = 128usize.div_ceil(TABLE_BITS as usize);
 
 /// The counting loop, visiting every block or (`GROUPED`) those of the pattern's signature,
 /// a run of patterns of one signature at a time (the caller's order decides how long).
+/// `NARROW`: the seen diagonals fit one word, whose shifts cost less than a pair's.
 #[inline(always)]
-fn count_pairs<const GROUPED: bool>(
+fn count_pairs<const GROUPED: bool, const NARROW: bool>(
     sieve: &Sieve,
     others: &[Pattern],
+    stop: &AtomicBool,
     extract: impl Fn(u64, u64) -> u64 + Copy,
-) -> u64 {
+) -> Option<u64> {
     // per 64-bit word: a vector of sums, added up once at the end
     let mut counts = [0u64; 4];
     let mut covered = 0u64;
@@ -740,18 +763,25 @@ fn count_pairs<const GROUPED: bool>(
         }
     };
     let mut rest = others;
+    let mut next_look = STOP_CHECK;
     while let Some(&first) = rest.first() {
+        if others.len() - rest.len() >= next_look {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            next_look += STOP_CHECK;
+        }
         let group = signature(first);
         let mut run = 0;
         for (&p, entries) in rest.iter().zip(entries.chunks_exact_mut(lookups)).take(RUN) {
             if run > 0 && signature(p) != group {
                 break;
             }
-            let mut dense = seen.dense(p, extract);
-            for (l, entry) in entries.iter_mut().enumerate() {
-                let v = dense as usize & (TABLE_ENTRIES - 1);
-                *entry = ((l * TABLE_ENTRIES + v) * SLICE_BYTES) as u32;
-                dense >>= TABLE_BITS;
+            let dense = seen.dense(p, extract);
+            if NARROW {
+                fill_entries(dense as u64, entries);
+            } else {
+                fill_entries(dense, entries);
             }
             run += 1;
         }
@@ -780,7 +810,23 @@ fn count_pairs<const GROUPED: bool>(
         rest = &rest[run..];
     }
     let hits: u64 = counts.iter().sum();
-    covered - hits
+    Some(covered - hits)
+}
+
+/// Each lookup's entry for a pattern whose seen diagonals are `dense` ([`Seen::dense`]), as
+/// a byte offset within a block.
+#[inline(always)]
+fn fill_entries<D>(mut dense: D, entries: &mut [u32])
+where
+    D: Copy + std::ops::ShrAssign<u32> + TryInto<u8>,
+    D: std::ops::BitAnd<Output = D> + From<u8>,
+{
+    let subset = D::from(TABLE_ENTRIES as u8 - 1);
+    for (l, entry) in entries.iter_mut().enumerate() {
+        let v = usize::from((dense & subset).try_into().unwrap_or(0));
+        *entry = ((l * TABLE_ENTRIES + v) * SLICE_BYTES) as u32;
+        dense >>= TABLE_BITS;
+    }
 }
 
 /// Blocks whose ORs are taken together: independent chains, and each entry offset read once
@@ -969,8 +1015,8 @@ pub(crate) mod tests {
             .count() as u64;
         let (a, b) = (left.len(), right.len());
         for kernel in PairKernel::available() {
-            let got = sieve.count_disjoint_on(kernel, right);
-            assert_eq!(got, want, "{kernel:?}, {a} x {b} {shift:?}");
+            let got = sieve.count_disjoint_on(kernel, right, &AtomicBool::new(false));
+            assert_eq!(got, Some(want), "{kernel:?}, {a} x {b} {shift:?}");
         }
         sieve
     }
