@@ -307,7 +307,8 @@ impl Layout {
             } else {
                 (&work.west, (&mut work.east, Shift::east(east)))
             };
-            work.sieve.load(sliced, (&streamed.0[..], streamed.1))?;
+            work.sieve
+                .load(pairs, sliced, (&streamed.0[..], streamed.1))?;
             work.sieve.order_by_signature(streamed.0)?;
             let streamed = (&streamed.0[..], streamed.1);
             let Some(disjoint) = work.sieve.count_disjoint_on(pairs, streamed.0, stop) else {

@@ -100,7 +100,7 @@ impl Shift {
 
 /// Transposes a 64×64 bit matrix in place: bit `c` of `rows[r]` becomes bit `r` of
 /// `rows[c]` (six rounds of swapping off-diagonal blocks of 32, 16, ... 1 bits).
-#[inline]
+#[inline(always)]
 fn transpose64(rows: &mut [u64; 64]) {
     swap_blocks::<32>(rows, 0x0000_0000_FFFF_FFFF);
     swap_blocks::<16>(rows, 0x0000_FFFF_0000_FFFF);
@@ -419,9 +419,10 @@ pub struct Sieve {
 impl Sieve {
     /// Replaces the stored patterns with `patterns`, grouped for counting against patterns
     /// like `others`, which `others_shift` moves where `patterns` are (the buffers are
-    /// reused); an error when the memory for them cannot be had.
+    /// reused), laid out by the loops `pairs`; an error when the memory for them cannot be had.
     pub fn load(
         &mut self,
+        pairs: PairKernel,
         patterns: &[Pattern],
         (others, others_shift): (&[Pattern], Shift),
     ) -> Result<(), TryReserveError> {
@@ -440,7 +441,7 @@ impl Sieve {
         self.see_from_others();
         let mut start = [0; GROUPS + 1];
         if self.pivots.count == 0 {
-            self.slice(patterns)?;
+            self.slice_on(pairs, patterns)?;
             start[1] = patterns.len();
         } else {
             let mut sorted = std::mem::take(&mut self.sorted);
@@ -450,7 +451,7 @@ impl Sieve {
                 .group(patterns, &mut sorted, &mut signatures, &mut start);
             self.signatures = signatures;
             grouped?;
-            let sliced = self.slice(&sorted);
+            let sliced = self.slice_on(pairs, &sorted);
             self.sorted = sorted;
             sliced?;
         }
@@ -497,8 +498,20 @@ impl Sieve {
         };
     }
 
+    /// [`Sieve::slice`] compiled for the loops `pairs` (the transposes and the subsets' ORs
+    /// are vector code).
+    fn slice_on(&mut self, pairs: PairKernel, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+        match pairs {
+            PairKernel::Scalar => self.slice(patterns),
+            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 => unsafe { slice_avx2(self, patterns) },
+        }
+    }
+
     /// Bit-slices `patterns` into blocks, on the diagonals the other side sees, and fills
     /// each lookup's subsets.
+    #[inline(always)]
     fn slice(&mut self, patterns: &[Pattern]) -> Result<(), TryReserveError> {
         let (main, anti) = (self.main, self.anti);
         self.len = patterns.len();
@@ -689,6 +702,13 @@ impl Sieve {
             PairKernel::Avx2 => unsafe { count_avx2(self, others, stop) },
         }
     }
+}
+
+/// [`Sieve::slice`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+fn slice_avx2(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+    sieve.slice(patterns)
 }
 
 /// The same loop compiled for AVX2 (the 256-bit ORs become one instruction), BMI2 (`pext`
@@ -953,6 +973,35 @@ pub(crate) mod tests {
         }
     }
 
+    /// The other side in signature order (runs of one signature longer than [`RUN`]) counts
+    /// as in any order, on every loop; a set stop flag gives nothing.
+    #[test]
+    fn signature_order_counts_alike_and_a_stop_counts_nothing() {
+        let mut next = random_patterns(0x9E37_79B9_7F4A_7C15, |x| Pattern {
+            main: x & x >> 9 & 0x3FFF_FFFF,
+            anti: x >> 30 & x >> 41 & 0x3FFF_FFFF,
+        });
+        let left: Vec<Pattern> = (0..3000).map(|_| next()).collect();
+        let mut right: Vec<Pattern> = (0..4000).map(|_| next()).collect();
+        let sieve = loaded_like_the_pair_test(&left, &right);
+        assert!(sieve.pivots.count > 0, "grouped");
+        let want = sieve.count_disjoint(&right);
+        let mut sieve = sieve;
+        sieve.order_by_signature(&mut right).unwrap();
+        let signatures: Vec<u8> = right
+            .iter()
+            .map(|&p| sieve.seen.signature.signature(p))
+            .collect();
+        assert!(signatures.is_sorted(), "in signature order");
+        let longest = signatures.chunk_by(|a, b| a == b).map(<[u8]>::len).max();
+        assert!(longest > Some(RUN), "a run longer than RUN: {longest:?}");
+        let (never, stopped) = (AtomicBool::new(false), AtomicBool::new(true));
+        for kernel in PairKernel::available() {
+            assert_eq!(sieve.count_disjoint_on(kernel, &right, &never), Some(want));
+            assert_eq!(sieve.count_disjoint_on(kernel, &right, &stopped), None);
+        }
+    }
+
     /// Masks whose diagonals span more than 32 bits each take the load with one transpose
     /// per direction instead of one for both.
     #[test]
@@ -1004,19 +1053,26 @@ pub(crate) mod tests {
         loaded_like_the_pair_test_moved(left, right, Shift::default())
     }
 
-    /// [`loaded_like_the_pair_test`] with `right` moved by `shift`.
+    /// [`loaded_like_the_pair_test`] with `right` moved by `shift`: laid out and counted by
+    /// every pair loop, in every pairing (the layout is the same whichever lays it out).
     fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: Shift) -> Sieve {
-        let mut sieve = Sieve::default();
-        sieve.load(left, (right, shift)).unwrap();
         let want = left
             .iter()
             .flat_map(|p| right.iter().map(move |q| p.disjoint(shift.apply(*q))))
             .filter(|&ok| ok)
             .count() as u64;
         let (a, b) = (left.len(), right.len());
-        for kernel in PairKernel::available() {
-            let got = sieve.count_disjoint_on(kernel, right, &AtomicBool::new(false));
-            assert_eq!(got, Some(want), "{kernel:?}, {a} x {b} {shift:?}");
+        let mut sieve = Sieve::default();
+        for layout in PairKernel::available() {
+            sieve.load(layout, left, (right, shift)).unwrap();
+            for kernel in PairKernel::available() {
+                let got = sieve.count_disjoint_on(kernel, right, &AtomicBool::new(false));
+                assert_eq!(
+                    got,
+                    Some(want),
+                    "{layout:?}/{kernel:?}, {a} x {b} {shift:?}"
+                );
+            }
         }
         sieve
     }
@@ -1039,7 +1095,8 @@ mod doc_examples {
         let n = 4;
         let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
         let mut sieve = Sieve::default();
-        sieve.load(&side, (&[], Shift::default())).unwrap();
+        let pairs = crate::quadrant::PairKernel::best();
+        sieve.load(pairs, &side, (&[], Shift::default())).unwrap();
         // a queen on (1, 3) shares a diagonal with (0, 2) only
         assert_eq!(sieve.count_disjoint(&[Pattern::queen(n, 1, 3)]), 1);
     }
