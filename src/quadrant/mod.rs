@@ -301,17 +301,15 @@ impl Layout {
             }
             let nodes = (work.east.len() + work.west.len()) as u128;
             // the longer list is sliced: the per-pattern cost falls on the shorter one; the
-            // other is moved into its columns
-            let (sliced, streamed) = if work.east.len() >= work.west.len() {
-                (&work.east, (&mut work.west, Shift::west(east)))
+            // other is moved into its columns, and put in the order the sieve counts fastest
+            let (sliced, others, shift) = if work.east.len() >= work.west.len() {
+                (&work.east, &mut work.west, Shift::west(east))
             } else {
-                (&work.west, (&mut work.east, Shift::east(east)))
+                (&work.west, &mut work.east, Shift::east(east))
             };
-            work.sieve
-                .load(pairs, sliced, (&streamed.0[..], streamed.1))?;
-            work.sieve.order_by_signature(streamed.0)?;
-            let streamed = (&streamed.0[..], streamed.1);
-            let Some(disjoint) = work.sieve.count_disjoint_on(pairs, streamed.0, stop) else {
+            work.sieve.load(pairs, sliced, (others, shift))?;
+            work.sieve.order_by_signature(others)?;
+            let Some(disjoint) = work.sieve.count_disjoint_on(pairs, others, stop) else {
                 return Ok(None);
             };
             let disjoint = u128::from(disjoint);

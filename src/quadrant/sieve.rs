@@ -1,15 +1,20 @@
 //! The quadrant engine's inner loop: how many pairs of half-board patterns share no diagonal.
 //!
-//! One side's patterns are stored bit-sliced: for every diagonal that some pattern occupies,
-//! the set of patterns occupying it, 256 patterns to a block. A pattern of the other side is
-//! compatible with exactly the patterns outside the union of its diagonals' sets, so a pair
-//! test costs a fraction of an OR and a popcount instead of two ANDs and a compare.
+//! One side's patterns are stored bit-sliced: for every diagonal that a pattern of the other
+//! side can occupy, the set of patterns occupying it, 256 patterns to a block. A pattern of
+//! the other side is compatible with exactly the patterns outside the union of its diagonals'
+//! sets, so a pair test costs a fraction of an OR and a popcount instead of two ANDs and a
+//! compare. The sets are kept five diagonals at a time as the unions of every subset of the
+//! five (a four-Russians table), so a block costs one read per five diagonals, whichever of
+//! them the pattern occupies.
 //!
 //! Most pairs clash, and on a few diagonals most of all. Where the lists are long, the
 //! stored patterns are sorted by *signature* (which of up to eight such pivot diagonals they
 //! occupy) before slicing; a pattern of the other side then visits only the blocks holding a
 //! signature disjoint from its own. Each pivot removes about 30 % of the pairs (measured at
-//! N = 16 and 18), so the pair work shrinks several times where it matters, at large N.
+//! N = 16 and 18), so the pair work shrinks several times where it matters, at large N. The
+//! other side, put in signature order, is counted a run of one signature at a time, block by
+//! block: a block's tables then serve the whole run from the nearest cache.
 
 use super::PairKernel;
 use std::collections::TryReserveError;
@@ -402,7 +407,8 @@ pub struct Sieve {
     seen_own: (u64, u64),
     /// Block-major, then lookup, then subset: for block `b`, lookup `l` and a subset `v`
     /// of its diagonals, the stored patterns occupying one of them at
-    /// `(b * lookups + l) * TABLE_ENTRIES + v` (entry 0 is empty). One empty block follows.
+    /// `(b * lookups + l) * TABLE_ENTRIES + v` (entry 0 is empty); longer than that when an
+    /// earlier unit needed more (it is only grown).
     data: Vec<[u64; 4]>,
     pivots: Pivots,
     /// For signature `s`, the blocks holding a pattern it can pair with (where they start in
@@ -523,13 +529,11 @@ impl Sieve {
         self.blocks = patterns.len().div_ceil(BLOCK);
         let stride = self.lookups * TABLE_ENTRIES;
         // every entry is written below: the buffer is only grown, never cleared
-        let len = stride * (self.blocks + 1);
+        let len = stride * self.blocks;
         if self.data.len() < len {
             self.data.try_reserve(len - self.data.len())?;
             self.data.resize(len, [0; 4]);
         }
-        // an empty block after the last, which pads a visit of fewer than LANES blocks
-        self.data[stride * self.blocks..len].fill([0; 4]);
         // (an empty mask shifts by 63, not 64)
         let (main_low, anti_low) = (main.trailing_zeros().min(63), anti.trailing_zeros().min(63));
         // a half-board's diagonals of one direction span at most 32 (up to N = 22): both
