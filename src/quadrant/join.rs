@@ -1,8 +1,8 @@
 //! Joining two quarters' placements into half-board patterns: every pair that shares no
 //! diagonal (the quadrant engine's tables give the pairs to try, cell by cell).
 
+use super::pattern::Pattern;
 use super::quarter::{Packed, Region};
-use super::sieve::Pattern;
 use super::PairKernel;
 use std::mem::MaybeUninit;
 

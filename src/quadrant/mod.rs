@@ -17,6 +17,8 @@
 
 mod cache;
 mod join;
+mod pattern;
+mod pivots;
 mod quarter;
 mod sieve;
 
@@ -26,8 +28,9 @@ use crate::found::Found;
 use crate::kernel::{Chosen, Kernel, KernelChoice, Start, Tally};
 use crate::parallel::Workers;
 use cache::{Books, RowSets};
+use pattern::{Pattern, Shift};
 use quarter::{Packed, Quarter, Region};
-use sieve::{Pattern, Shift, Sieve};
+use sieve::Sieve;
 use std::cell::RefCell;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -7,10 +7,10 @@
 //!
 //! Both halves are built on the west quarters' tables: the east half is the west half moved
 //! `n - n / 2` columns, so its patterns come out in the west's coordinates (see
-//! [`super::sieve::Shift`]) and one table per quarter shape serves both halves.
+//! [`super::pattern::Shift`]) and one table per quarter shape serves both halves.
 
 use super::join::pair_up;
-use super::sieve::Pattern;
+use super::pattern::Pattern;
 use super::PairKernel;
 use crate::error::Error;
 use crate::memory::memory_short;

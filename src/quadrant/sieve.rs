@@ -16,92 +16,14 @@
 //! other side, put in signature order, is counted a run of one signature at a time, block by
 //! block: a block's tables then serve the whole run from the nearest cache.
 
+use super::pattern::{for_each_bit, Pattern, Shift};
+use super::pivots::{Pivots, SignatureBytes, COMPATIBLE, GROUPS, PIVOTS};
 use super::PairKernel;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Patterns counted between two looks at the stop flag.
 const STOP_CHECK: usize = 256;
-
-/// The diagonals a set of queens occupies, as full-board masks: main diagonal
-/// `row - col + n - 1`, anti-diagonal `row + col` (bits `0..2n-1`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
-pub struct Pattern {
-    /// Main diagonals (`row - col + n - 1`).
-    pub main: u64,
-    /// Anti-diagonals (`row + col`).
-    pub anti: u64,
-}
-
-impl Pattern {
-    /// The diagonals of one queen at `(row, col)` on an `n`×`n` board.
-    pub fn queen(n: usize, row: usize, col: usize) -> Pattern {
-        Pattern {
-            main: 1 << (row + n - 1 - col),
-            anti: 1 << (row + col),
-        }
-    }
-
-    /// Both patterns together.
-    pub fn with(self, other: Pattern) -> Pattern {
-        Pattern {
-            main: self.main | other.main,
-            anti: self.anti | other.anti,
-        }
-    }
-
-    /// Whether the two share no diagonal.
-    pub fn disjoint(self, other: Pattern) -> bool {
-        (self.main & other.main) | (self.anti & other.anti) == 0
-    }
-}
-
-/// Moves patterns some columns east or west: a queen `c` columns further east has main
-/// diagonal `row - col + n - 1` lower by `c` and anti-diagonal `row + col` higher by `c`. The
-/// quadrant engine builds its east half in the west half's columns and moves one side's
-/// patterns with this before they meet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Shift {
-    /// How far the main and anti-diagonal masks move up (down when negative).
-    main: i8,
-    anti: i8,
-}
-
-impl Shift {
-    /// Moves patterns `columns` columns west. Anti-diagonals that would fall below 0 are
-    /// dropped: a queen `columns` or more columns east of the west edge lies on none of them.
-    pub fn west(columns: usize) -> Shift {
-        Shift {
-            main: columns as i8,
-            anti: -(columns as i8),
-        }
-    }
-
-    /// Moves patterns `columns` columns east (back where [`Shift::west`] took them).
-    pub fn east(columns: usize) -> Shift {
-        Shift {
-            main: -(columns as i8),
-            anti: columns as i8,
-        }
-    }
-
-    /// `p` moved.
-    #[inline(always)]
-    pub fn apply(self, p: Pattern) -> Pattern {
-        let by = |mask: u64, up: i8| {
-            if up >= 0 {
-                mask << up
-            } else {
-                mask >> -up
-            }
-        };
-        Pattern {
-            main: by(p.main, self.main),
-            anti: by(p.anti, self.anti),
-        }
-    }
-}
 
 /// Transposes a 64×64 bit matrix in place: bit `c` of `rows[r]` becomes bit `r` of
 /// `rows[c]` (six rounds of swapping off-diagonal blocks of 32, 16, ... 1 bits).
@@ -132,14 +54,6 @@ fn swap_blocks<const W: usize>(rows: &mut [u64; 64], low: u64) {
 /// Patterns per block: one 256-bit vector per diagonal.
 const BLOCK: usize = 256;
 
-/// Most diagonals the stored patterns are grouped by. A pattern's *signature* says which
-/// pivots it occupies; it can only pair with stored patterns whose signature shares no pivot
-/// with its own, so stored blocks holding none of those are skipped.
-const PIVOTS: usize = 8;
-
-/// Signatures of [`PIVOTS`] bits.
-const GROUPS: usize = 1 << PIVOTS;
-
 /// Fewest stored blocks for which grouping pays: below it, sorting the stored patterns by
 /// signature costs more than the blocks it skips.
 const MIN_GROUPED_BLOCKS: usize = 3;
@@ -148,202 +62,6 @@ const MIN_GROUPED_BLOCKS: usize = 3;
 /// pattern, the skipping saves per pattern of the other side (measured: 512, 1024, 2048 and
 /// 4096 tried at N = 16, 17, 18 on Zen 3; 1024 was best or within noise of it).
 const MIN_GROUPED_OTHERS: usize = 1024;
-
-/// Patterns sampled per side to choose the pivots.
-const PIVOT_SAMPLE: usize = 128;
-
-/// Signatures as 256-bit sets: `COMPATIBLE[s]` holds every `t` with `t & s == 0`.
-static COMPATIBLE: [[u64; 4]; GROUPS] = compatible_table();
-
-const fn compatible_table() -> [[u64; 4]; GROUPS] {
-    let mut table = [[0u64; 4]; GROUPS];
-    let mut s = 0;
-    while s < GROUPS {
-        let mut t = 0;
-        while t < GROUPS {
-            if t & s == 0 {
-                table[s][t / 64] |= 1 << (t % 64);
-            }
-            t += 1;
-        }
-        s += 1;
-    }
-    table
-}
-
-/// The diagonals patterns are grouped by.
-#[derive(Clone, Copy, Debug, Default)]
-struct Pivots {
-    count: usize,
-    /// Pivot `i`'s diagonal as a pattern.
-    mask: [Pattern; PIVOTS],
-}
-
-impl Pivots {
-    /// Bit `count - 1 - i` set when `p` occupies pivot `i` (the definition;
-    /// [`SignatureBytes`] computes it).
-    #[cfg(test)]
-    fn signature(&self, p: Pattern) -> usize {
-        let mut s = 0;
-        for m in &self.mask[..self.count] {
-            s = s << 1 | usize::from(p.main & m.main | p.anti & m.anti != 0);
-        }
-        s
-    }
-
-    /// Pivot `i`'s diagonal, as a bit index (main diagonals below 64, anti-diagonal `d` at `64 + d`), and its bit in a signature.
-    fn diagonals(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
-        self.mask[..self.count].iter().enumerate().map(|(i, m)| {
-            let d = if m.main != 0 {
-                m.main.trailing_zeros()
-            } else {
-                64 + m.anti.trailing_zeros()
-            };
-            (d as usize, 1 << (self.count - 1 - i))
-        })
-    }
-
-    /// The diagonals occupied most often on both sides, strongest first: a pair clashes on
-    /// diagonal `d` about as often as the product of the two sides' rates.
-    fn choose(count: usize, stored: &[Pattern], (others, shift): (&[Pattern], Shift)) -> Pivots {
-        if count == 0 {
-            return Pivots::default();
-        }
-        let occupancy = |side: &[Pattern], shift: Shift| {
-            let mut rate = [0u32; 128];
-            let step = side.len().div_ceil(PIVOT_SAMPLE).max(1);
-            for &p in side.iter().step_by(step) {
-                let p = shift.apply(p);
-                for_each_bit(p.main, |d| rate[d] += 1);
-                for_each_bit(p.anti, |d| rate[64 + d] += 1);
-            }
-            rate
-        };
-        let (a, b) = (
-            occupancy(stored, Shift::default()),
-            occupancy(others, shift),
-        );
-        let mut score: [u64; 128] = std::array::from_fn(|d| u64::from(a[d]) * u64::from(b[d]));
-        let mut pivots = Pivots::default();
-        while pivots.count < count {
-            let (d, &best) = score
-                .iter()
-                .enumerate()
-                .max_by_key(|&(d, s)| (*s, std::cmp::Reverse(d)))
-                .expect("128 scores");
-            if best == 0 {
-                break;
-            }
-            pivots.mask[pivots.count] = one_diagonal(d);
-            pivots.count += 1;
-            score[d] = 0;
-        }
-        pivots
-    }
-
-    /// Copies `patterns` into `sorted` in increasing signature; group `g` ends up at
-    /// `sorted[start[g]..start[g + 1]]` (a counting sort; `signatures` is a buffer).
-    fn group(
-        &self,
-        patterns: &[Pattern],
-        sorted: &mut Vec<Pattern>,
-        signatures: &mut Vec<u8>,
-        start: &mut [usize; GROUPS + 1],
-    ) -> Result<(), TryReserveError> {
-        let groups = 1 << self.count;
-        let bytes = SignatureBytes::new(self);
-        signatures.clear();
-        signatures.try_reserve(patterns.len())?;
-        signatures.extend(patterns.iter().map(|&p| bytes.signature(p)));
-        start[..=groups].fill(0);
-        for &s in signatures.iter() {
-            start[usize::from(s) + 1] += 1;
-        }
-        for g in 0..groups {
-            start[g + 1] += start[g];
-        }
-        sorted.clear();
-        sorted.try_reserve(patterns.len())?;
-        sorted.resize(patterns.len(), Pattern::default());
-        let mut next = [0; GROUPS];
-        next[..groups].copy_from_slice(&start[..groups]);
-        for (&p, &s) in patterns.iter().zip(signatures.iter()) {
-            let at = &mut next[usize::from(s)];
-            sorted[*at] = p;
-            *at += 1;
-        }
-        Ok(())
-    }
-}
-
-/// Diagonal `d` alone: main diagonal `d` below 64, anti-diagonal `d - 64` from 64.
-fn one_diagonal(d: usize) -> Pattern {
-    if d < 64 {
-        Pattern {
-            main: 1 << d,
-            anti: 0,
-        }
-    } else {
-        Pattern {
-            main: 0,
-            anti: 1 << (d - 64),
-        }
-    }
-}
-
-/// `Pivots::signature` by table lookups, a byte of the masks at a time: pivots crowd into
-/// the middle diagonals, so a few bytes hold them all (testing the pivots one by one took
-/// a sixth of the time at N = 18).
-#[derive(Clone, Debug)]
-struct SignatureBytes {
-    count: usize,
-    /// Where lookup `l`'s byte starts: bit `at[l]` of `main`, or bit `at[l] - 64` of `anti`.
-    at: [u8; PIVOTS],
-    /// The signature bits that each value of lookup `l`'s byte gives.
-    bits: [[u8; 256]; PIVOTS],
-}
-
-impl SignatureBytes {
-    fn new(pivots: &Pivots) -> SignatureBytes {
-        SignatureBytes::from_diagonals(pivots.diagonals())
-    }
-
-    /// The lookups for diagonals `d` (indexed like [`Pivots::diagonals`]) giving bits `bit`.
-    fn from_diagonals(diagonals: impl Iterator<Item = (usize, u8)>) -> SignatureBytes {
-        let mut table = SignatureBytes {
-            count: 0,
-            at: [0; PIVOTS],
-            bits: [[0; 256]; PIVOTS],
-        };
-        for (d, bit) in diagonals {
-            let at = (d / 8 * 8) as u8;
-            let l = match table.at[..table.count].iter().position(|&a| a == at) {
-                Some(l) => l,
-                None => {
-                    table.at[table.count] = at;
-                    table.count += 1;
-                    table.count - 1
-                }
-            };
-            for (value, bits) in table.bits[l].iter_mut().enumerate() {
-                if value >> (d % 8) & 1 != 0 {
-                    *bits |= bit;
-                }
-            }
-        }
-        table
-    }
-
-    #[inline(always)]
-    fn signature(&self, p: Pattern) -> u8 {
-        let mut s = 0;
-        for (&at, bits) in self.at[..self.count].iter().zip(&self.bits) {
-            let word = if at < 64 { p.main } else { p.anti };
-            s |= bits[(word >> (at % 64)) as usize & 0xFF];
-        }
-        s
-    }
-}
 
 /// The stored side as the other side's patterns see it: its diagonals that the other side can
 /// occupy, in the other side's coordinates, and the lookups that turn a pattern of the other
@@ -890,14 +608,6 @@ fn add_popcounts<const L: usize>(counts: &mut [u64; 4], clash: &[[u64; 4]; L]) {
     }
 }
 
-#[inline(always)]
-fn for_each_bit(mut mask: u64, mut f: impl FnMut(usize)) {
-    while mask != 0 {
-        f(mask.trailing_zeros() as usize);
-        mask &= mask - 1;
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -911,35 +621,6 @@ pub(crate) mod tests {
         for (r, row) in rows.iter().enumerate() {
             for (c, column) in t.iter().enumerate() {
                 assert_eq!(row >> c & 1, column >> r & 1, "({r}, {c})");
-            }
-        }
-    }
-
-    #[test]
-    fn signature_bytes_agree_with_the_pivot_test() {
-        let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
-        let patterns: Vec<Pattern> = (0..2000)
-            .map(|_| Pattern {
-                main: next() & next(),
-                anti: next() & next(),
-            })
-            .collect();
-        for count in 0..=PIVOTS {
-            // spread pivots over both words and over several bytes of each
-            let mut pivots = Pivots {
-                count,
-                ..Pivots::default()
-            };
-            for i in 0..count {
-                pivots.mask[i] = one_diagonal((i * 23 + 5) % 64 + i % 2 * 64);
-            }
-            let bytes = SignatureBytes::new(&pivots);
-            for &p in &patterns {
-                assert_eq!(
-                    usize::from(bytes.signature(p)),
-                    pivots.signature(p),
-                    "{count}"
-                );
             }
         }
     }
@@ -1085,17 +766,9 @@ pub(crate) mod tests {
 #[cfg(test)]
 mod doc_examples {
     #[test]
-    fn pattern_example() {
-        use crate::quadrant::sieve::Pattern;
-        let corner = Pattern::queen(8, 0, 0);
-        assert_eq!((corner.main, corner.anti), (1 << 7, 1));
-        assert!(corner.disjoint(Pattern::queen(8, 1, 2)));
-        assert!(!corner.disjoint(Pattern::queen(8, 7, 7)));
-    }
-
-    #[test]
     fn sieve_example() {
-        use crate::quadrant::sieve::{Pattern, Shift, Sieve};
+        use crate::quadrant::pattern::{Pattern, Shift};
+        use crate::quadrant::sieve::Sieve;
         let n = 4;
         let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
         let mut sieve = Sieve::default();
