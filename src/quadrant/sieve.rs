@@ -558,16 +558,43 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
 /// Each lookup's entry for a pattern whose seen diagonals are `dense` ([`Seen::dense`]), as
 /// a byte offset within a block.
 #[inline(always)]
-fn fill_entries<D>(mut dense: D, entries: &mut [u32])
-where
-    D: Copy + std::ops::ShrAssign<u32> + TryInto<u8>,
-    D: std::ops::BitAnd<Output = D> + From<u8>,
-{
-    let subset = D::from(TABLE_ENTRIES as u8 - 1);
+fn fill_entries<D: Dense>(mut dense: D, entries: &mut [u32]) {
     for (l, entry) in entries.iter_mut().enumerate() {
-        let v = usize::from((dense & subset).try_into().unwrap_or(0));
-        *entry = ((l * TABLE_ENTRIES + v) * SLICE_BYTES) as u32;
-        dense >>= TABLE_BITS;
+        *entry = ((l * TABLE_ENTRIES + dense.subset()) * SLICE_BYTES) as u32;
+        dense.next_lookup();
+    }
+}
+
+/// A pattern's seen diagonals as one word ([`Seen::dense`]), read a lookup at a time: `u64`
+/// where they fit it (its shifts are cheaper), else `u128`.
+trait Dense: Copy {
+    /// The lowest lookup's subset (its `TABLE_BITS` low bits).
+    fn subset(self) -> usize;
+    /// Drops the lowest lookup's bits.
+    fn next_lookup(&mut self);
+}
+
+impl Dense for u64 {
+    #[inline(always)]
+    fn subset(self) -> usize {
+        self as usize & (TABLE_ENTRIES - 1)
+    }
+
+    #[inline(always)]
+    fn next_lookup(&mut self) {
+        *self >>= TABLE_BITS;
+    }
+}
+
+impl Dense for u128 {
+    #[inline(always)]
+    fn subset(self) -> usize {
+        self as usize & (TABLE_ENTRIES - 1)
+    }
+
+    #[inline(always)]
+    fn next_lookup(&mut self) {
+        *self >>= TABLE_BITS;
     }
 }
 
