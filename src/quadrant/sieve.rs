@@ -73,6 +73,9 @@ struct Seen {
     anti: u64,
     /// How many of `main` there are: a pattern's anti-diagonal bits follow them.
     main_count: u32,
+    /// Each seen diagonal's rank among the seen diagonals of its direction (main diagonal `d`
+    /// at `d`, anti-diagonal `d` at `64 + d`): its bit in [`Seen::dense`]'s word of them.
+    rank: [u8; 128],
     /// The other side's signature (its pivots moved into its coordinates).
     signature: SignatureBytes,
 }
@@ -83,6 +86,7 @@ impl Default for Seen {
             main: 0,
             anti: 0,
             main_count: 0,
+            rank: [0; 128],
             signature: SignatureBytes::from_diagonals(std::iter::empty()),
         }
     }
@@ -96,6 +100,15 @@ impl Seen {
     fn dense(&self, p: Pattern, extract: impl Fn(u64, u64) -> u64) -> u128 {
         let main = extract(p.main, self.main);
         let anti = extract(p.anti, self.anti);
+        u128::from(main) | u128::from(anti) << self.main_count
+    }
+
+    /// [`Seen::dense`] without `pext`: a lookup per diagonal `p` occupies.
+    #[inline(always)]
+    fn dense_by_lookups(&self, p: Pattern) -> u128 {
+        let (mut main, mut anti) = (0u64, 0u64);
+        for_each_bit(p.main & self.main, |d| main |= 1 << self.rank[d]);
+        for_each_bit(p.anti & self.anti, |d| anti |= 1 << self.rank[64 + d]);
         u128::from(main) | u128::from(anti) << self.main_count
     }
 }
@@ -214,10 +227,19 @@ impl Sieve {
             };
             theirs.map(|t| (t, bit))
         });
+        let mut rank = [0u8; 128];
+        for (offset, kept) in [(0, kept[0]), (64, kept[1])] {
+            let mut next = 0;
+            for_each_bit(kept, |d| {
+                rank[offset + d] = next;
+                next += 1;
+            });
+        }
         self.seen = Seen {
             main: kept[0],
             anti: kept[1],
             main_count: kept[0].count_ones(),
+            rank,
             signature: SignatureBytes::from_diagonals(pivots),
         };
     }
@@ -418,7 +440,7 @@ impl Sieve {
             return Some(self.len as u64 * others.len() as u64);
         }
         match pairs {
-            PairKernel::Scalar => count_body(self, others, stop, extract_bits),
+            PairKernel::Scalar => count_body(self, others, stop, Seen::dense_by_lookups),
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2 => unsafe { count_avx2(self, others, stop) },
@@ -438,20 +460,9 @@ fn slice_avx2(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveE
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
-    count_body(sieve, others, stop, |x, mask| {
-        std::arch::x86_64::_pext_u64(x, mask)
+    count_body(sieve, others, stop, |seen, p| {
+        seen.dense(p, |x, mask| std::arch::x86_64::_pext_u64(x, mask))
     })
-}
-
-/// The bits of `x` at the bits of `mask`, packed low (what `pext` does), one bit at a time.
-#[inline(always)]
-fn extract_bits(x: u64, mask: u64) -> u64 {
-    let (mut packed, mut i) = (0, 0);
-    for_each_bit(mask, |d| {
-        packed |= (x >> d & 1) << i;
-        i += 1;
-    });
-    packed
 }
 
 #[inline(always)]
@@ -459,16 +470,16 @@ fn count_body(
     sieve: &Sieve,
     others: &[Pattern],
     stop: &AtomicBool,
-    extract: impl Fn(u64, u64) -> u64 + Copy,
+    pack: impl Fn(&Seen, Pattern) -> u128 + Copy,
 ) -> Option<u64> {
     match (
         sieve.pivots.count > 0,
         sieve.lookups * TABLE_BITS as usize <= 64,
     ) {
-        (false, true) => count_pairs::<false, true>(sieve, others, stop, extract),
-        (false, false) => count_pairs::<false, false>(sieve, others, stop, extract),
-        (true, true) => count_pairs::<true, true>(sieve, others, stop, extract),
-        (true, false) => count_pairs::<true, false>(sieve, others, stop, extract),
+        (false, true) => count_pairs::<false, true>(sieve, others, stop, pack),
+        (false, false) => count_pairs::<false, false>(sieve, others, stop, pack),
+        (true, true) => count_pairs::<true, true>(sieve, others, stop, pack),
+        (true, false) => count_pairs::<true, false>(sieve, others, stop, pack),
     }
 }
 
@@ -487,7 +498,7 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
     sieve: &Sieve,
     others: &[Pattern],
     stop: &AtomicBool,
-    extract: impl Fn(u64, u64) -> u64 + Copy,
+    pack: impl Fn(&Seen, Pattern) -> u128 + Copy,
 ) -> Option<u64> {
     // per 64-bit word: a vector of sums, added up once at the end
     let mut counts = [0u64; 4];
@@ -519,7 +530,7 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
             if run > 0 && signature(p) != group {
                 break;
             }
-            let dense = seen.dense(p, extract);
+            let dense = pack(seen, p);
             if NARROW {
                 fill_entries(dense as u64, entries);
             } else {
