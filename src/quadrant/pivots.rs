@@ -108,40 +108,6 @@ impl Pivots {
         }
         pivots
     }
-
-    /// Copies `patterns` into `sorted` in increasing signature; group `g` ends up at
-    /// `sorted[start[g]..start[g + 1]]` (a counting sort; `signatures` is a buffer).
-    pub(super) fn group(
-        &self,
-        patterns: &[Pattern],
-        sorted: &mut Vec<Pattern>,
-        signatures: &mut Vec<u8>,
-        start: &mut [usize; GROUPS + 1],
-    ) -> Result<(), TryReserveError> {
-        let groups = 1 << self.count;
-        let bytes = SignatureBytes::new(self);
-        signatures.clear();
-        signatures.try_reserve(patterns.len())?;
-        signatures.extend(patterns.iter().map(|&p| bytes.signature(p)));
-        start[..=groups].fill(0);
-        for &s in signatures.iter() {
-            start[usize::from(s) + 1] += 1;
-        }
-        for g in 0..groups {
-            start[g + 1] += start[g];
-        }
-        sorted.clear();
-        sorted.try_reserve(patterns.len())?;
-        sorted.resize(patterns.len(), Pattern::default());
-        let mut next = [0; GROUPS];
-        next[..groups].copy_from_slice(&start[..groups]);
-        for (&p, &s) in patterns.iter().zip(signatures.iter()) {
-            let at = &mut next[usize::from(s)];
-            sorted[*at] = p;
-            *at += 1;
-        }
-        Ok(())
-    }
 }
 
 /// Diagonal `d` alone: main diagonal `d` below 64, anti-diagonal `d - 64` from 64.
@@ -172,7 +138,7 @@ pub(super) struct SignatureBytes {
 }
 
 impl SignatureBytes {
-    fn new(pivots: &Pivots) -> SignatureBytes {
+    pub(super) fn new(pivots: &Pivots) -> SignatureBytes {
         SignatureBytes::from_diagonals(pivots.diagonals())
     }
 
@@ -210,6 +176,38 @@ impl SignatureBytes {
             s |= bits[(word >> (at % 64)) as usize & 0xFF];
         }
         s
+    }
+
+    /// Copies `patterns` into `sorted` in increasing signature; signature `s`'s patterns end
+    /// up at `sorted[start[s]..start[s + 1]]` (a counting sort; `signatures` is a buffer).
+    pub(super) fn sort(
+        &self,
+        patterns: &[Pattern],
+        sorted: &mut Vec<Pattern>,
+        signatures: &mut Vec<u8>,
+        start: &mut [usize; GROUPS + 1],
+    ) -> Result<(), TryReserveError> {
+        signatures.clear();
+        signatures.try_reserve(patterns.len())?;
+        signatures.extend(patterns.iter().map(|&p| self.signature(p)));
+        start.fill(0);
+        for &s in signatures.iter() {
+            start[usize::from(s) + 1] += 1;
+        }
+        for g in 0..GROUPS {
+            start[g + 1] += start[g];
+        }
+        sorted.clear();
+        sorted.try_reserve(patterns.len())?;
+        sorted.resize(patterns.len(), Pattern::default());
+        let mut next = [0; GROUPS];
+        next.copy_from_slice(&start[..GROUPS]);
+        for (&p, &s) in patterns.iter().zip(signatures.iter()) {
+            let at = &mut next[usize::from(s)];
+            sorted[*at] = p;
+            *at += 1;
+        }
+        Ok(())
     }
 }
 

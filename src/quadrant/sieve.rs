@@ -183,9 +183,12 @@ impl Sieve {
         } else {
             let mut sorted = std::mem::take(&mut self.sorted);
             let mut signatures = std::mem::take(&mut self.signatures);
-            let grouped = self
-                .pivots
-                .group(patterns, &mut sorted, &mut signatures, &mut start);
+            let grouped = SignatureBytes::new(&self.pivots).sort(
+                patterns,
+                &mut sorted,
+                &mut signatures,
+                &mut start,
+            );
             self.signatures = signatures;
             grouped?;
             let sliced = self.slice_on(pairs, &sorted);
@@ -389,27 +392,9 @@ impl Sieve {
         if self.pivots.count == 0 {
             return Ok(());
         }
+        let mut start = [0; GROUPS + 1];
         let signature = &self.seen.signature;
-        self.signatures.clear();
-        self.signatures.try_reserve(patterns.len())?;
-        self.signatures
-            .extend(patterns.iter().map(|&p| signature.signature(p)));
-        let mut next = [0usize; GROUPS];
-        for &s in &self.signatures {
-            next[usize::from(s)] += 1;
-        }
-        let mut at = 0;
-        for count in &mut next {
-            (*count, at) = (at, at + *count);
-        }
-        self.sorted.clear();
-        self.sorted.try_reserve(patterns.len())?;
-        self.sorted.resize(patterns.len(), Pattern::default());
-        for (&p, &s) in patterns.iter().zip(&self.signatures) {
-            let at = &mut next[usize::from(s)];
-            self.sorted[*at] = p;
-            *at += 1;
-        }
+        signature.sort(patterns, &mut self.sorted, &mut self.signatures, &mut start)?;
         std::mem::swap(patterns, &mut self.sorted);
         Ok(())
     }
