@@ -134,8 +134,6 @@ pub struct Sieve {
     /// Moves a pattern of the other side where the stored patterns are.
     others_shift: Shift,
     seen: Seen,
-    /// The stored diagonals the other side can occupy, in their own coordinates.
-    seen_own: (u64, u64),
     /// Block-major, then lookup, then subset: for block `b`, lookup `l` and a subset `v`
     /// of its diagonals, the stored patterns occupying one of them at
     /// `(b * lookups + l) * TABLE_ENTRIES + v` (entry 0 is empty); longer than that when an
@@ -210,17 +208,14 @@ impl Sieve {
             (self.anti, self.others_shift.anti),
         ]
         .map(|(mask, up)| {
-            let (mut kept, mut own) = (0u64, 0u64);
+            let mut kept = 0u64;
             for_each_bit(mask, |d| {
                 if let Some(theirs) = theirs(d, up) {
                     kept |= 1 << theirs;
-                    own |= 1 << d;
                 }
             });
-            (kept, own)
+            kept
         });
-        self.seen_own = (kept[0].1, kept[1].1);
-        let kept = kept.map(|(theirs, _)| theirs);
         let shift = self.others_shift;
         let pivots = self.pivots.diagonals().filter_map(|(d, bit)| {
             let theirs = if d < 64 {
@@ -266,7 +261,13 @@ impl Sieve {
         self.len = patterns.len();
         // the stored diagonals the other side can occupy, in their own coordinates: their
         // order (main, then anti, each upwards) is the order of `Seen::dense`
-        let (seen_main, seen_anti) = self.seen_own;
+        // the seen diagonals moved back where the stored ones are (none falls off: each came
+        // from a stored diagonal)
+        let own = self.others_shift.apply(Pattern {
+            main: self.seen.main,
+            anti: self.seen.anti,
+        });
+        let (seen_main, seen_anti) = (own.main, own.anti);
         let seen = (seen_main.count_ones() + seen_anti.count_ones()) as usize;
         self.lookups = seen.div_ceil(TABLE_BITS as usize);
         self.blocks = patterns.len().div_ceil(BLOCK);
@@ -526,24 +527,17 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
         covered += sieve.covered[group] * run as u64;
         let reach = &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]];
         let patterns = entries[..run * lookups].chunks_exact(lookups);
+        // LANES blocks at a time, then the rest two and one at a time
         let mut fours = reach.chunks_exact(LANES);
         for four in &mut fours {
-            let four: [u32; LANES] = four.try_into().expect("LANES blocks");
-            for entries in patterns.clone() {
-                add_popcounts(&mut counts, &or_entries(sieve, four, entries));
-            }
+            count_run::<LANES>(sieve, four, patterns.clone(), &mut counts);
         }
         let mut twos = fours.remainder().chunks_exact(2);
         for two in &mut twos {
-            let two: [u32; 2] = two.try_into().expect("2 blocks");
-            for entries in patterns.clone() {
-                add_popcounts(&mut counts, &or_entries(sieve, two, entries));
-            }
+            count_run::<2>(sieve, two, patterns.clone(), &mut counts);
         }
-        for &b in twos.remainder() {
-            for entries in patterns.clone() {
-                add_popcounts(&mut counts, &or_entries(sieve, [b], entries));
-            }
+        for one in twos.remainder().chunks_exact(1) {
+            count_run::<1>(sieve, one, patterns.clone(), &mut counts);
         }
         rest = &rest[run..];
     }
@@ -570,29 +564,24 @@ trait Dense: Copy {
     fn next_lookup(&mut self);
 }
 
-impl Dense for u64 {
-    #[inline(always)]
-    fn subset(self) -> usize {
-        self as usize & (TABLE_ENTRIES - 1)
-    }
+/// The same two steps for both widths.
+macro_rules! dense_word {
+    ($($word:ty),*) => {$(
+        impl Dense for $word {
+            #[inline(always)]
+            fn subset(self) -> usize {
+                self as usize & (TABLE_ENTRIES - 1)
+            }
 
-    #[inline(always)]
-    fn next_lookup(&mut self) {
-        *self >>= TABLE_BITS;
-    }
+            #[inline(always)]
+            fn next_lookup(&mut self) {
+                *self >>= TABLE_BITS;
+            }
+        }
+    )*};
 }
 
-impl Dense for u128 {
-    #[inline(always)]
-    fn subset(self) -> usize {
-        self as usize & (TABLE_ENTRIES - 1)
-    }
-
-    #[inline(always)]
-    fn next_lookup(&mut self) {
-        *self >>= TABLE_BITS;
-    }
-}
+dense_word!(u64, u128);
 
 /// Blocks whose ORs are taken together: independent chains, and each entry offset read once
 /// for all.
@@ -619,6 +608,21 @@ fn or_entries<const L: usize>(sieve: &Sieve, blocks: [u32; L], entries: &[u32]) 
         }
     }
     clash
+}
+
+/// Adds to `counts` the clashes of each pattern of a run (its entries) with the `L` blocks
+/// starting at `blocks`.
+#[inline(always)]
+fn count_run<'a, const L: usize>(
+    sieve: &Sieve,
+    blocks: &[u32],
+    patterns: impl Iterator<Item = &'a [u32]>,
+    counts: &mut [u64; 4],
+) {
+    let blocks: [u32; L] = blocks.try_into().expect("L blocks");
+    for entries in patterns {
+        add_popcounts(counts, &or_entries(sieve, blocks, entries));
+    }
 }
 
 /// Adds each word's popcount to `counts` (kept per word, so the compiler keeps a vector).
