@@ -311,7 +311,7 @@ impl Layout {
                 (&work.west, &mut work.east, Shift::east(east))
             };
             work.sieve.load(pairs, sliced, (others, shift))?;
-            work.sieve.order_by_signature(others)?;
+            work.sieve.order_by_signature(pairs, others)?;
             let Some(disjoint) = work.sieve.count_disjoint_on(pairs, others, stop) else {
                 return Ok(None);
             };

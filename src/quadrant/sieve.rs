@@ -17,7 +17,7 @@
 //! block: a block's tables then serve the whole run from the nearest cache.
 
 use super::pattern::{for_each_bit, Pattern, Shift};
-use super::pivots::{Pivots, SignatureBytes, COMPATIBLE, GROUPS, PIVOTS};
+use super::pivots::{Pivots, Signatures, COMPATIBLE, GROUPS, PIVOTS};
 use super::PairKernel;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,7 +77,7 @@ struct Seen {
     /// at `d`, anti-diagonal `d` at `64 + d`): its bit in [`Seen::dense`]'s word of them.
     rank: [u8; 128],
     /// The other side's signature (its pivots moved into its coordinates).
-    signature: SignatureBytes,
+    signature: Signatures,
 }
 
 impl Default for Seen {
@@ -87,7 +87,7 @@ impl Default for Seen {
             anti: 0,
             main_count: 0,
             rank: [0; 128],
-            signature: SignatureBytes::from_diagonals(std::iter::empty()),
+            signature: Signatures::from_diagonals(std::iter::empty()),
         }
     }
 }
@@ -181,11 +181,11 @@ impl Sieve {
         } else {
             let mut sorted = std::mem::take(&mut self.sorted);
             let mut signatures = std::mem::take(&mut self.signatures);
-            let grouped = SignatureBytes::new(&self.pivots).sort(
+            let grouped = sort_on(
+                pairs,
+                &Signatures::new(&self.pivots),
                 patterns,
-                &mut sorted,
-                &mut signatures,
-                &mut start,
+                (&mut sorted, &mut signatures, &mut start),
             );
             self.signatures = signatures;
             grouped?;
@@ -238,7 +238,7 @@ impl Sieve {
             anti: kept[1],
             main_count: kept[0].count_ones(),
             rank,
-            signature: SignatureBytes::from_diagonals(pivots),
+            signature: Signatures::from_diagonals(pivots),
         };
     }
 
@@ -385,17 +385,19 @@ impl Sieve {
 
     /// Puts the other side's `patterns` in the order the counting loop runs fastest:
     /// patterns of one signature visit the same blocks, so a run of them keeps those blocks'
-    /// tables in the nearest cache (a counting sort; an error when its buffer cannot be had).
+    /// tables in the nearest cache (a counting sort on the loops `pairs`; an error when its
+    /// buffer cannot be had).
     pub fn order_by_signature(
         &mut self,
+        pairs: PairKernel,
         patterns: &mut Vec<Pattern>,
     ) -> Result<(), TryReserveError> {
         if self.pivots.count == 0 {
             return Ok(());
         }
         let mut start = [0; GROUPS + 1];
-        let signature = &self.seen.signature;
-        signature.sort(patterns, &mut self.sorted, &mut self.signatures, &mut start)?;
+        let buffers = (&mut self.sorted, &mut self.signatures, &mut start);
+        sort_on(pairs, &self.seen.signature, patterns, buffers)?;
         std::mem::swap(patterns, &mut self.sorted);
         Ok(())
     }
@@ -426,7 +428,9 @@ impl Sieve {
             return Some(self.len as u64 * others.len() as u64);
         }
         match pairs {
-            PairKernel::Scalar => count_body(self, others, stop, Seen::dense_by_lookups),
+            PairKernel::Scalar => count_body(self, others, stop, Seen::dense_by_lookups, |s, p| {
+                s.signature(p)
+            }),
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2 => unsafe { count_avx2(self, others, stop) },
@@ -446,9 +450,52 @@ fn slice_avx2(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveE
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
-    count_body(sieve, others, stop, |seen, p| {
-        seen.dense(p, |x, mask| std::arch::x86_64::_pext_u64(x, mask))
-    })
+    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
+    count_body(
+        sieve,
+        others,
+        stop,
+        |seen, p| seen.dense(p, pext),
+        |signatures, p| signatures.signature_by(p, pext),
+    )
+}
+
+/// The buffers of a sort by signature: the sorted patterns, their signatures, and where each
+/// signature's patterns start.
+type SortBuffers<'a> = (
+    &'a mut Vec<Pattern>,
+    &'a mut Vec<u8>,
+    &'a mut [usize; GROUPS + 1],
+);
+
+/// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2).
+fn sort_on(
+    pairs: PairKernel,
+    signatures: &Signatures,
+    patterns: &[Pattern],
+    (sorted, keys, start): SortBuffers,
+) -> Result<(), TryReserveError> {
+    match pairs {
+        PairKernel::Scalar => {
+            let signature_of = |p| signatures.signature(p);
+            Signatures::sort(patterns, signature_of, sorted, keys, start)
+        }
+        // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2 => unsafe { sort_avx2(signatures, patterns, (sorted, keys, start)) },
+    }
+}
+
+/// [`Signatures::sort`] compiled for BMI2, the signatures gathered by `pext`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+fn sort_avx2(
+    signatures: &Signatures,
+    patterns: &[Pattern],
+    (sorted, keys, start): SortBuffers,
+) -> Result<(), TryReserveError> {
+    let signature_of = |p| signatures.signature_by(p, |x, m| std::arch::x86_64::_pext_u64(x, m));
+    Signatures::sort(patterns, signature_of, sorted, keys, start)
 }
 
 #[inline(always)]
@@ -457,15 +504,16 @@ fn count_body(
     others: &[Pattern],
     stop: &AtomicBool,
     pack: impl Fn(&Seen, Pattern) -> u128 + Copy,
+    sign: impl Fn(&Signatures, Pattern) -> u8 + Copy,
 ) -> Option<u64> {
     match (
         sieve.pivots.count > 0,
         sieve.lookups * TABLE_BITS as usize <= 64,
     ) {
-        (false, true) => count_pairs::<false, true>(sieve, others, stop, pack),
-        (false, false) => count_pairs::<false, false>(sieve, others, stop, pack),
-        (true, true) => count_pairs::<true, true>(sieve, others, stop, pack),
-        (true, false) => count_pairs::<true, false>(sieve, others, stop, pack),
+        (false, true) => count_pairs::<false, true>(sieve, others, stop, pack, sign),
+        (false, false) => count_pairs::<false, false>(sieve, others, stop, pack, sign),
+        (true, true) => count_pairs::<true, true>(sieve, others, stop, pack, sign),
+        (true, false) => count_pairs::<true, false>(sieve, others, stop, pack, sign),
     }
 }
 
@@ -485,6 +533,7 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
     others: &[Pattern],
     stop: &AtomicBool,
     pack: impl Fn(&Seen, Pattern) -> u128 + Copy,
+    sign: impl Fn(&Signatures, Pattern) -> u8 + Copy,
 ) -> Option<u64> {
     // per 64-bit word: a vector of sums, added up once at the end
     let mut counts = [0u64; 4];
@@ -495,7 +544,7 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
     let seen = &sieve.seen;
     let signature = |p: Pattern| {
         if GROUPED {
-            usize::from(seen.signature.signature(p))
+            usize::from(sign(&seen.signature, p))
         } else {
             // without pivots every pattern has signature 0, which reaches every block
             0
@@ -699,7 +748,9 @@ pub(crate) mod tests {
         assert!(sieve.pivots.count > 0, "grouped");
         let want = sieve.count_disjoint(&right);
         let mut sieve = sieve;
-        sieve.order_by_signature(&mut right).unwrap();
+        sieve
+            .order_by_signature(PairKernel::best(), &mut right)
+            .unwrap();
         let signatures: Vec<u8> = right
             .iter()
             .map(|&p| sieve.seen.signature.signature(p))
