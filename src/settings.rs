@@ -12,6 +12,24 @@ use crate::options::CountOptions;
 use crate::plan::Plan;
 use crate::subtask::Kernels;
 
+/// Whether `auto` picks the quadrant engine for an `n`×`n` board whose tables may take
+/// `memory_limit` bytes: where it measured faster than d4 (AVX2 Zen 3, one thread: N = 14,
+/// 15 at 1.3×, 1.2×, N = 16, 17, 18 at 2.8×, 3.1×, 4.75×; two threads: N = 19 at 4.3×, N = 20
+/// at 4.5–5.0× (d4 timed on one shard of eight); Zen 5, two threads, one shard of each
+/// plan: N = 20 at 4.1×, N = 21 at 6.9×; at N = 13 d4 is faster), and only with its
+/// tables: without them it searches halves, and is slower than d4 (N = 17, two threads, Zen 4:
+/// 2.55 s against 1.36 s).
+fn auto_takes_quadrant(n: usize, memory_limit: u64) -> bool {
+    (AUTO_QUADRANT_MIN_N..=AUTO_QUADRANT_MAX_N).contains(&n)
+        && crate::quadrant::tables_bytes(n) <= memory_limit
+}
+
+/// The smallest board `auto` counts with the quadrant engine.
+const AUTO_QUADRANT_MIN_N: usize = 14;
+
+/// The largest board `auto` counts with the quadrant engine.
+const AUTO_QUADRANT_MAX_N: usize = crate::quadrant::QUADRANT_MAX_N;
+
 /// How a run counts its plan.
 #[derive(Debug)]
 pub(crate) struct Settings {
@@ -122,7 +140,7 @@ pub(crate) fn resolve(
         && !opts.unique
         && !devices.has_gpu()
         && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
-        && crate::quadrant::auto_takes(n, u64::MAX);
+        && auto_takes_quadrant(n, u64::MAX);
     let mut notes: Vec<String> = fit.note.into_iter().collect();
     let tables_matter = quadrant_would
         || (opts.engine == EngineChoice::Quadrant && n <= crate::quadrant::QUADRANT_MAX_N);
@@ -134,7 +152,7 @@ pub(crate) fn resolve(
         ));
     }
     let engine = match opts.engine {
-        EngineChoice::Auto if quadrant_would && crate::quadrant::auto_takes(n, memory_limit) => {
+        EngineChoice::Auto if quadrant_would && auto_takes_quadrant(n, memory_limit) => {
             EngineChoice::Quadrant
         }
         EngineChoice::Auto if quadrant_would => {
@@ -291,6 +309,14 @@ pub fn gpu_adapters() -> Vec<Adapter> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_takes_quadrant_from_14_to_23_where_its_tables_fit() {
+        assert!(!auto_takes_quadrant(13, u64::MAX));
+        assert!(auto_takes_quadrant(14, u64::MAX) && auto_takes_quadrant(23, u64::MAX));
+        assert!(!auto_takes_quadrant(24, u64::MAX));
+        assert!(!auto_takes_quadrant(16, 1 << 20));
+    }
 
     #[test]
     fn auto_takes_the_cpu_for_small_boards_and_cpu_only_engines() {

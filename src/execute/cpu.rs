@@ -1,7 +1,7 @@
 //! The CPU executor: worker threads taking subtasks one at a time, in id order, each counted
 //! by a sequential kernel.
 
-use super::{Executed, Executor, Facts, FirstFailure, Job};
+use super::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
 use crate::parallel::Workers;
 use crate::subtask::Kernels;

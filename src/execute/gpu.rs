@@ -2,7 +2,7 @@
 //! of one list, while CPU threads count the subtasks no GPU takes and then take subtasks
 //! from the back of the same list.
 
-use super::{Done, Executed, Executor, Facts, FirstFailure, Job};
+use super::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
 use crate::gpu::items::{kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;

@@ -5,111 +5,17 @@
 //! checkpoints, progress, cancellation, sums) lives above it, in [`crate::run()`]; a new
 //! backend is one more implementation of the trait, chosen in [`open`].
 
+mod contract;
 mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
 
 use crate::error::Error;
-use crate::found::Found;
-use crate::kernel::Kernel;
 use crate::parallel::Workers;
 use crate::plan::Plan;
 use crate::settings::{Devices, Settings};
+pub(crate) use contract::{Executed, Executor, Facts, Job};
 use std::sync::atomic::AtomicBool;
-
-/// Called from any thread with a finished subtask's id and result.
-pub(crate) type Done<'a> = &'a (dyn Fn(usize, Found) + Sync);
-
-/// Subtasks of a plan to count.
-#[derive(Clone, Copy)]
-pub(crate) struct Job<'a> {
-    /// The plan.
-    pub plan: &'a Plan,
-    /// The ids of the subtasks.
-    pub ids: &'a [usize],
-    /// Whether fundamental solutions are counted too.
-    pub unique: bool,
-    /// Set to stop.
-    pub cancel: &'a AtomicBool,
-    /// Takes each finished subtask's id and result.
-    pub done: Done<'a>,
-}
-
-/// Counts subtasks of a plan.
-///
-/// The contract, for every implementation:
-/// - `done` is called exactly once for each subtask of `ids` that is finished, from any
-///   thread and in any order, with the subtask's whole result; never for a subtask that was
-///   cut short.
-/// - Once `cancel` is set, no new subtask is started and running ones stop within about a
-///   millisecond (those on a GPU: within one dispatch); the call then returns
-///   [`Error::Interrupted`] if any subtask of `ids` was left unreported.
-/// - `Ok` means every subtask of `ids` was reported; the sum of the results does not depend
-///   on the number of threads or the order of completion.
-/// - Failures of the device (a lost GPU, a thread pool that cannot start) and of a subtask
-///   (memory that cannot be had) are errors of kind runtime, never a partial `Ok`; the first
-///   subtask that fails stops the workers at their next subtask ([`FirstFailure`]).
-pub(crate) trait Executor {
-    /// Counts the subtasks of `job`.
-    fn execute(&self, job: Job) -> Result<Executed, Error>;
-
-    /// The facts of the run that a report names.
-    fn facts(&self) -> Facts;
-}
-
-/// The first subtask failure of an execution: the workers stop once there is one, and the
-/// execution returns it.
-#[derive(Default)]
-pub(crate) struct FirstFailure(std::sync::OnceLock<Error>);
-
-impl FirstFailure {
-    /// Whether a subtask has failed: no new one should start.
-    pub fn failed(&self) -> bool {
-        self.0.get().is_some()
-    }
-
-    /// Counts subtask `id` of `job` on `kernels`: `None` when it was stopped or failed (the
-    /// failure is kept, the first one only).
-    pub fn count(&self, job: &Job, id: usize, kernels: crate::subtask::Kernels) -> Option<Found> {
-        match crate::subtask::count(job.plan, id, job.unique, kernels, job.cancel) {
-            Ok(found) => found,
-            Err(e) => {
-                let _ = self.0.set(e);
-                None
-            }
-        }
-    }
-
-    /// The failure, if a subtask failed.
-    pub fn check(self) -> Result<(), Error> {
-        self.0.into_inner().map_or(Ok(()), Err)
-    }
-}
-
-/// What a finished execution adds to the facts.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Executed {
-    /// Subtasks the GPUs counted (the CPU counted the rest).
-    pub gpu_subtasks: usize,
-    /// Items the GPUs counted (pieces of their subtasks).
-    pub gpu_items: u64,
-    /// Dispatches to the GPUs.
-    pub gpu_dispatches: u64,
-    /// Items the GPUs gave up, which the CPU counted (too large for the kernel's counts).
-    #[cfg(feature = "gpu")]
-    pub gpu_items_given_up: u64,
-}
-
-/// Where and how subtasks are counted, as a report names it.
-#[derive(Clone, Debug)]
-pub(crate) struct Facts {
-    /// The CPU kernel (for the quadrant engine, its pair loops).
-    pub kernel: Kernel,
-    /// CPU worker threads.
-    pub threads: usize,
-    /// `cpu`, or the GPU adapter and its backend.
-    pub device: String,
-}
 
 /// Opens the executor `settings` name for `plan`, to count `subtasks` subtasks: CPU threads
 /// with the chosen kernel (never more threads than subtasks: an idle worker still costs),

@@ -1,6 +1,6 @@
 //! What `count` and `merge` print: the plain line, the JSON record and the stats line.
 
-use super::SCHEMA_VERSION;
+use super::schema::SCHEMA_VERSION;
 use crate::counts::Counts;
 use crate::engine::Engine;
 use crate::run::RunOutcome;

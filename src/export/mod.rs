@@ -5,8 +5,6 @@
 
 pub mod count;
 pub mod scale;
+mod schema;
 
-/// The JSON schema version of every record the program writes (count, merge, scale).
-///
-/// A format constant: every record's `schema_version` field.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use schema::SCHEMA_VERSION;

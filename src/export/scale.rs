@@ -1,6 +1,6 @@
 //! What `scale` prints: an aligned table, CSV, markdown or JSON of the measured rows.
 
-use super::SCHEMA_VERSION;
+use super::schema::SCHEMA_VERSION;
 use crate::scale::{ScaleReport, ScaleRow};
 use serde::Serialize;
 

@@ -18,7 +18,7 @@
 //! Counting leaves skip the arena and count solutions with popcounts.
 
 use super::lanes::{Lanes, Portable};
-use super::{Leaf, Start};
+use super::search::{Leaf, Start};
 use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -2,7 +2,7 @@
 //! portable kernel, and subtasks with fewer than three rows left on every kernel. It finds
 //! completions in lexicographic order.
 
-use super::{Leaf, Start};
+use super::search::{Leaf, Start};
 use crate::board::{Attacks, RowMasks, MAX_N};
 use std::sync::atomic::{AtomicBool, Ordering};
 

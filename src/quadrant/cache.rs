@@ -5,8 +5,8 @@
 //! its east rows as a number, whose high bits are the south rows): a few recent row sets serve
 //! nearly every unit, where the whole south table would take gigabytes at N = 23.
 
-use super::pattern::Pattern;
-use super::quarter::{Region, RowSet};
+use super::pattern::{Pattern, Region};
+use super::quarter::RowSet;
 use std::collections::{TryReserveError, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -1,9 +1,8 @@
 //! Joining two quarters' placements into half-board patterns: every pair that shares no
 //! diagonal (the quadrant engine's tables give the pairs to try, cell by cell).
 
-use super::pattern::Pattern;
-use super::quarter::{Packed, Region};
-use super::PairKernel;
+use super::pair_kernel::PairKernel;
+use super::pattern::{Packed, Pattern, Region};
 use std::mem::MaybeUninit;
 
 /// Appends to `out` every `p.with(q)` for `p` of `upper` (packed placements of its region,
@@ -102,7 +101,7 @@ fn pair_up_body(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quadrant::quarter::Stored;
+    use crate::quadrant::pattern::Stored;
 
     /// Random sparse patterns, paired up by each loop and by a plain filter.
     #[test]

@@ -16,20 +16,25 @@
 //! stable: shards, checkpoints and `--verify` work as with the other engines.
 
 mod cache;
+mod half;
 mod join;
+mod pair_kernel;
 mod pattern;
 mod pivots;
 mod quarter;
 mod sieve;
 
+pub(crate) use pair_kernel::PairKernel;
+
 use crate::board::RowMasks;
 use crate::error::Error;
 use crate::found::Found;
-use crate::kernel::{Chosen, Kernel, KernelChoice, Start, Tally};
+use crate::kernel::{Chosen, Start, Tally};
 use crate::parallel::Workers;
 use cache::{Books, RowSets};
-use pattern::{Pattern, Shift};
-use quarter::{Packed, Quarter, Region};
+use half::{Halves, South};
+use pattern::{Packed, Pattern, Region, Shift};
+use quarter::Quarter;
 use sieve::Sieve;
 use std::cell::RefCell;
 use std::collections::TryReserveError;
@@ -55,26 +60,6 @@ struct Unit {
     middle_row: u8,
     /// How many units of the board this one stands for (1, 2 or 4).
     weight: u8,
-}
-
-/// The quarter tables of a board, or the decision to search halves without them.
-#[derive(Debug)]
-enum Halves {
-    /// The west quarters' tables, which build both halves: the north one whole and packed,
-    /// the south one whole or a row set at a time.
-    Tables {
-        north: Quarter<Packed>,
-        south: South,
-    },
-    /// The tables would not fit the memory limit (of this many bytes).
-    Search { memory_limit: u64 },
-}
-
-/// The south quarter's placements.
-#[derive(Debug)]
-enum South {
-    Whole(Quarter<Pattern>),
-    OnDemand(RowSets),
 }
 
 /// How the tables of a board are kept, and the bytes that takes at most.
@@ -134,6 +119,60 @@ struct Work {
     east: Vec<Pattern>,
     west: Vec<Pattern>,
     sieve: Sieve,
+}
+
+impl Work {
+    /// The unit's two halves: the east one built in the west columns (moved west by
+    /// [`east_shift`]), both avoiding the middle column's queen.
+    fn build_halves(
+        &mut self,
+        n: usize,
+        unit: Unit,
+        halves: &Halves,
+        pairs: PairKernel,
+    ) -> Result<(), TryReserveError> {
+        let all = (1u64 << n) - 1;
+        let (avoid, free_rows) = if unit.middle_row == NO_MIDDLE {
+            (Pattern::default(), all)
+        } else {
+            let row = usize::from(unit.middle_row);
+            (Pattern::queen(n, row, n / 2), all & !(1 << row))
+        };
+        let east_rows = u64::from(unit.east_rows);
+        let west_rows = free_rows & !east_rows;
+        self.east.clear();
+        self.west.clear();
+        let east_avoid = Shift::west(east_shift(n)).apply(avoid);
+        halves.build(n, east_rows, east_avoid, pairs, &mut self.east)?;
+        halves.build(n, west_rows, avoid, pairs, &mut self.west)
+    }
+
+    /// The pairs of the two halves that share no diagonal, on the loops `pairs`; `None` when
+    /// `stop` was set first.
+    fn count_pairs(
+        &mut self,
+        n: usize,
+        pairs: PairKernel,
+        stop: &AtomicBool,
+    ) -> Result<Option<u64>, TryReserveError> {
+        let east = east_shift(n);
+        // the longer list is sliced: the per-pattern cost falls on the shorter one; the
+        // other is moved into its columns, and put in the order the sieve counts fastest
+        let (sliced, others, shift) = if self.east.len() >= self.west.len() {
+            (&self.east, &mut self.west, Shift::west(east))
+        } else {
+            (&self.west, &mut self.east, Shift::east(east))
+        };
+        self.sieve.load(pairs, sliced, (others, shift))?;
+        self.sieve.order_by_signature(pairs, others)?;
+        Ok(self.sieve.count_disjoint_on(pairs, others, stop))
+    }
+}
+
+/// How far east of the west half the east half lies: it is built in the west half's
+/// columns, moved west this far.
+fn east_shift(n: usize) -> usize {
+    n - n / 2
 }
 
 impl Layout {
@@ -244,20 +283,7 @@ impl Layout {
         pairs: PairKernel,
         stop: &AtomicBool,
     ) -> Result<Option<Found>, Error> {
-        let n = self.n;
         let unit = self.units[id];
-        let all = (1u64 << n) - 1;
-        let half = n / 2;
-        // the east half is built in the west half's columns, moved this far
-        let east = n - half;
-        let (avoid, free_rows) = if unit.middle_row == NO_MIDDLE {
-            (Pattern::default(), all)
-        } else {
-            let row = usize::from(unit.middle_row);
-            (Pattern::queen(n, row, half), all & !(1 << row))
-        };
-        let east_rows = u64::from(unit.east_rows);
-        let west_rows = free_rows & !east_rows;
         // built here on first use, by this thread alone (it fails only short of memory)
         if self.halves.get().is_none()
             && self
@@ -269,55 +295,16 @@ impl Layout {
         let halves = self.halves.get().expect("prepared above");
         let counted = WORK.with(|work| -> Result<Option<Found>, TryReserveError> {
             let work = &mut *work.borrow_mut();
-            work.east.clear();
-            work.west.clear();
-            let sides = [
-                (east_rows, Shift::west(east).apply(avoid), &mut work.east),
-                (west_rows, avoid, &mut work.west),
-            ];
-            for (rows, avoid, out) in sides {
-                match halves {
-                    Halves::Tables { north, south } => {
-                        let region = north.region();
-                        let north_rows = rows & region.row_mask();
-                        let upper = (region, north.row_set(north_rows));
-                        let queens = north_rows.count_ones();
-                        let south_rows = rows & !north_rows;
-                        let lent;
-                        let lower = match south {
-                            South::Whole(south) => south.row_set(south_rows),
-                            South::OnDemand(sets) => {
-                                lent = sets.get(south_rows)?;
-                                lent.set()
-                            }
-                        };
-                        quarter::half_from_tables(upper, lower, queens, avoid, pairs, out)?;
-                    }
-                    Halves::Search { .. } => {
-                        let west_cols = (1u64 << half) - 1;
-                        quarter::half_by_search(n, rows, west_cols, avoid, out)?;
-                    }
-                }
-            }
+            work.build_halves(self.n, unit, halves, pairs)?;
             if stop.load(Ordering::Relaxed) {
                 return Ok(None);
             }
-            let nodes = (work.east.len() + work.west.len()) as u128;
-            // the longer list is sliced: the per-pattern cost falls on the shorter one; the
-            // other is moved into its columns, and put in the order the sieve counts fastest
-            let (sliced, others, shift) = if work.east.len() >= work.west.len() {
-                (&work.east, &mut work.west, Shift::west(east))
-            } else {
-                (&work.west, &mut work.east, Shift::east(east))
-            };
-            work.sieve.load(pairs, sliced, (others, shift))?;
-            work.sieve.order_by_signature(pairs, others)?;
-            let Some(disjoint) = work.sieve.count_disjoint_on(pairs, others, stop) else {
+            let Some(disjoint) = work.count_pairs(self.n, pairs, stop)? else {
                 return Ok(None);
             };
-            let disjoint = u128::from(disjoint);
+            let nodes = (work.east.len() + work.west.len()) as u128;
             Ok(Some(Found {
-                total: disjoint * u128::from(unit.weight),
+                total: u128::from(disjoint) * u128::from(unit.weight),
                 unique: 0,
                 nodes,
                 max_subtask_nodes: nodes,
@@ -402,73 +389,6 @@ impl Layout {
     }
 }
 
-/// The quadrant engine's pair loops (the sieve's and the join's): its own kernels, chosen
-/// once per run. Made only by [`PairKernel::resolve`] (and [`PairKernel::available`]), which
-/// look at the CPU: [`PairKernel::Avx2`] exists only where the CPU has AVX2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PairKernel {
-    /// The portable loops.
-    Scalar,
-    /// The loops compiled for AVX2 and BMI2: 256-bit ORs and `pext` in the sieve, one `vptest`
-    /// per pair in the join.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-}
-
-impl PairKernel {
-    /// The loops `choice` asks for. There is no AVX-512 loop (the sieve's is bound by loads,
-    /// not width), so `avx512` is refused rather than run as something else.
-    pub fn resolve(choice: KernelChoice) -> Result<PairKernel, Error> {
-        let best = PairKernel::best();
-        match choice {
-            KernelChoice::Scalar => Ok(PairKernel::Scalar),
-            KernelChoice::Auto => Ok(best),
-            KernelChoice::Simd | KernelChoice::Avx2 if best != PairKernel::Scalar => Ok(best),
-            KernelChoice::Simd | KernelChoice::Avx2 => Err(Error::KernelUnavailable {
-                kernel: if choice == KernelChoice::Simd {
-                    "simd"
-                } else {
-                    "avx2"
-                },
-                why: "this CPU does not support it",
-            }),
-            KernelChoice::Avx512 => Err(Error::KernelUnavailable {
-                kernel: "avx512",
-                why: "the quadrant engine has no AVX-512 loop",
-            }),
-        }
-    }
-
-    /// The fastest loops this CPU runs.
-    pub fn best() -> PairKernel {
-        PairKernel::available()
-            .pop()
-            .expect("the portable loops run anywhere")
-    }
-
-    /// Every kind of loop this CPU runs, portable first.
-    pub fn available() -> Vec<PairKernel> {
-        let mut all = vec![PairKernel::Scalar];
-        #[cfg(target_arch = "x86_64")]
-        {
-            let features = crate::kernel::features();
-            if features.avx2 && features.bmi2 {
-                all.push(PairKernel::Avx2);
-            }
-        }
-        all
-    }
-
-    /// The kernel reports name.
-    pub fn kernel(self) -> Kernel {
-        match self {
-            PairKernel::Scalar => Kernel::Scalar,
-            #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => Kernel::Avx2,
-        }
-    }
-}
-
 /// The north-west and south-west quarters of an `n`×`n` board (the middle row, if any, goes
 /// south; the middle column belongs to no quarter): the east ones are theirs moved east.
 fn regions(n: usize) -> [Region; 2] {
@@ -533,23 +453,6 @@ fn units(n: usize) -> Result<Vec<Unit>, TryReserveError> {
     Ok(out)
 }
 
-/// Whether `auto` picks the quadrant engine for an `n`×`n` board whose tables may take
-/// `memory_limit` bytes: where it measured faster than d4 (AVX2 Zen 3, one thread: N = 14,
-/// 15 at 1.3×, 1.2×, N = 16, 17, 18 at 2.8×, 3.1×, 4.75×; two threads: N = 19 at 4.3×, N = 20
-/// at 4.5–5.0× (d4 timed on one shard of eight); Zen 5, two threads, one shard of each
-/// plan: N = 20 at 4.1×, N = 21 at 6.9×; at N = 13 d4 is faster), and only with its
-/// tables: without them it searches halves, and is slower than d4 (N = 17, two threads, Zen 4:
-/// 2.55 s against 1.36 s).
-pub fn auto_takes(n: usize, memory_limit: u64) -> bool {
-    (AUTO_MIN_N..=AUTO_MAX_N).contains(&n) && tables_bytes(n) <= memory_limit
-}
-
-/// The smallest board `auto` counts with the quadrant engine.
-pub const AUTO_MIN_N: usize = 14;
-
-/// The largest board `auto` counts with the quadrant engine.
-pub const AUTO_MAX_N: usize = QUADRANT_MAX_N;
-
 /// One line saying that the tables of an `n`×`n` board do not fit `memory_limit` bytes, and
 /// what is done instead.
 pub(crate) fn over_limit_note(n: usize, memory_limit: u64, instead: &str) -> String {
@@ -608,6 +511,7 @@ pub(crate) fn check_n(n: usize) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::KernelChoice;
 
     fn total(n: usize, memory_limit: u64) -> u128 {
         let layout = Layout::new(n);
@@ -720,14 +624,5 @@ mod doc_examples {
         use crate::quadrant::Layout;
         // 8x8: 70 row sets of four rows, 23 up to the board's symmetries
         assert_eq!(Layout::new(8).len(), 23);
-    }
-
-    #[test]
-    fn auto_takes_example() {
-        use crate::quadrant::auto_takes;
-        assert!(!auto_takes(13, u64::MAX));
-        assert!(auto_takes(14, u64::MAX) && auto_takes(23, u64::MAX));
-        assert!(!auto_takes(24, u64::MAX));
-        assert!(!auto_takes(16, 1 << 20));
     }
 }

@@ -1,67 +1,23 @@
-//! Building the patterns of one half of the board: from quarter tables, or by search.
+//! The quarter tables: every placement in one quarter of the board, by the rows and columns
+//! it takes.
 //!
 //! A half (the east or west columns) with a given set of rows holds one queen per row and per
 //! column. Its north rows take some of the columns and its south rows the rest, so every
 //! pattern of the half is a north-quarter placement on (north rows, X) next to a south-quarter
-//! placement on (south rows, the other columns), with no diagonal between them.
+//! placement on (south rows, the other columns), with no diagonal between them
+//! ([`super::half`] joins them).
 //!
 //! Both halves are built on the west quarters' tables: the east half is the west half moved
 //! `n - n / 2` columns, so its patterns come out in the west's coordinates (see
 //! [`super::pattern::Shift`]) and one table per quarter shape serves both halves.
 
-use super::join::pair_up;
-use super::pattern::Pattern;
-use super::PairKernel;
+use super::pattern::{Pattern, Region, Stored};
 use crate::error::Error;
 use crate::memory::memory_short;
 use crate::parallel::Workers;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-
-/// A placement's diagonals counted from the lowest its region can hold, two 32-bit masks: half
-/// the bytes of a [`Pattern`] (a quarter of a 23×23 board spans 23 diagonals each way).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
-pub(crate) struct Packed {
-    main: u32,
-    anti: u32,
-}
-
-/// How a region's placements are stored: as board patterns, or packed.
-pub(crate) trait Stored: Copy + Default + Send + Sync {
-    fn store(region: Region, p: Pattern) -> Self;
-}
-
-impl Stored for Pattern {
-    fn store(_: Region, p: Pattern) -> Pattern {
-        p
-    }
-}
-
-impl Stored for Packed {
-    fn store(region: Region, p: Pattern) -> Packed {
-        let (main_low, anti_low) = region.lowest_diagonals();
-        let packed = Packed {
-            main: (p.main >> main_low) as u32,
-            anti: (p.anti >> anti_low) as u32,
-        };
-        debug_assert_eq!(packed.unpack(region), p, "{region:?} fits 32 diagonals");
-        packed
-    }
-}
-
-impl Packed {
-    /// The board pattern of a placement of `region`.
-    #[inline(always)]
-    pub(crate) fn unpack(self, region: Region) -> Pattern {
-        let (main_low, anti_low) = region.lowest_diagonals();
-        Pattern {
-            main: u64::from(self.main) << main_low,
-            anti: u64::from(self.anti) << anti_low,
-        }
-    }
-}
 
 /// Every non-attacking placement in one quarter of the board (at most one queen per row and
 /// column), indexed by the (rows, columns) it occupies, each stored as `P`.
@@ -87,34 +43,6 @@ impl<P> Default for RowSet<P> {
             offsets: Vec::new(),
             patterns: Vec::new(),
         }
-    }
-}
-
-/// The rows `row0..row0 + rows` and columns `col0..col0 + cols` of an `n`×`n` board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Region {
-    pub n: usize,
-    pub row0: usize,
-    pub rows: usize,
-    pub col0: usize,
-    pub cols: usize,
-}
-
-impl Region {
-    /// The lowest main and anti-diagonal a queen of the region can occupy.
-    fn lowest_diagonals(self) -> (usize, usize) {
-        let main = self.row0 + self.n - self.col0 - self.cols;
-        (main, self.row0 + self.col0)
-    }
-
-    /// Rows of the board the region covers, as a mask.
-    pub(crate) fn row_mask(self) -> u64 {
-        ((1u64 << self.rows) - 1) << self.row0
-    }
-
-    /// The region's own row set (bit `i`: row `row0 + i`) of the board rows `rows`.
-    pub(crate) fn local_rows(self, rows: u64) -> usize {
-        (rows >> self.row0) as usize & ((1 << self.rows) - 1)
     }
 }
 
@@ -381,32 +309,6 @@ pub(crate) fn largest_row_set_bytes<P>(region: Region, stop: &AtomicBool) -> Opt
     Some(row_set_bytes::<P>(most.unwrap_or(0), region.cols))
 }
 
-/// Appends to `out` every pattern of the half with queens on `rows` and on every one of the
-/// `width` columns of the quarters, none on a diagonal of `avoid`, joining the placements of
-/// its north quarter (rows `north_rows`, packed placements of `north_region`) and its south
-/// quarter (`south`: the row set of the other rows), on the loop `pairs`. It does not look at
-/// the stop flag: a look per subset of columns cost 3 % of `count 17 -t 1`, and a half takes
-/// milliseconds at most.
-pub(crate) fn half_from_tables(
-    (north_region, north): (Region, &RowSet<Packed>),
-    south: &RowSet<Pattern>,
-    north_queens: u32,
-    avoid: Pattern,
-    pairs: PairKernel,
-    out: &mut Vec<Pattern>,
-) -> Result<(), TryReserveError> {
-    let width = north_region.cols as u32;
-    let all = (1usize << width) - 1;
-    for chosen in subsets(width, north_queens) {
-        let upper = north.cell(chosen as usize);
-        if !upper.is_empty() {
-            let lower = south.cell(all & !(chosen as usize));
-            pair_up(pairs, (north_region, upper), lower, avoid, out)?;
-        }
-    }
-    Ok(())
-}
-
 /// Every set of `size` bits out of the low `width` bits, in increasing order.
 pub(crate) fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
     let first = (1u64 << size) - 1;
@@ -424,68 +326,10 @@ pub(crate) fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
     })
 }
 
-/// The patterns [`half_from_tables`] gives, found by a depth-first search over the rows
-/// instead (no tables: for boards whose tables do not fit the memory limit).
-pub(crate) fn half_by_search(
-    n: usize,
-    rows: u64,
-    cols: u64,
-    avoid: Pattern,
-    out: &mut Vec<Pattern>,
-) -> Result<(), TryReserveError> {
-    let order: Vec<usize> = (0..n).filter(|r| rows >> r & 1 != 0).collect();
-    if order.is_empty() {
-        out.try_reserve(1)?;
-        out.push(Pattern::default());
-        return Ok(());
-    }
-    // Columns of row `r` on a diagonal of `avoid`.
-    let blocked = |r: usize| -> u64 {
-        (0..n)
-            .filter(|&c| !Pattern::queen(n, r, c).disjoint(avoid))
-            .fold(0, |m, c| m | 1 << c)
-    };
-    let blocked: Vec<u64> = order.iter().map(|&r| blocked(r)).collect();
-    let k = order.len();
-    // per level: free columns, used columns, diagonals seen from this row, the pattern
-    let mut free = vec![0u64; k];
-    let mut used = vec![0u64; k];
-    let mut left = vec![0u64; k];
-    let mut right = vec![0u64; k];
-    let mut pattern = vec![Pattern::default(); k];
-    free[0] = cols & !blocked[0];
-    let mut i = 0;
-    loop {
-        if free[i] == 0 {
-            if i == 0 {
-                return Ok(());
-            }
-            i -= 1;
-            continue;
-        }
-        let bit = free[i] & free[i].wrapping_neg();
-        free[i] ^= bit;
-        let r = order[i];
-        let placed = pattern[i].with(Pattern::queen(n, r, bit.trailing_zeros() as usize));
-        if i + 1 == k {
-            out.try_reserve(1)?;
-            out.push(placed);
-            continue;
-        }
-        // diagonals move one column per row: shift them by the gap to the next row
-        let gap = order[i + 1] - r;
-        used[i + 1] = used[i] | bit;
-        left[i + 1] = (left[i] | bit) << gap;
-        right[i + 1] = (right[i] | bit) >> gap;
-        pattern[i + 1] = placed;
-        i += 1;
-        free[i] = cols & !(used[i] | left[i] | right[i] | blocked[i]);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quadrant::pattern::Packed;
 
     /// The table of `region` within `limit` bytes, built on this thread.
     fn build<P: Stored>(region: Region, limit: u64) -> Option<Quarter<P>> {
@@ -537,24 +381,6 @@ mod tests {
             })
             .collect();
         assert_eq!(&counted[..], &want[..]);
-    }
-
-    #[test]
-    fn packed_placements_unpack_to_their_patterns() {
-        // the largest quarters the engine builds: 23's north and south, and one of 24
-        for (n, row0, rows) in [(23, 0, 11), (23, 11, 12), (24, 12, 12)] {
-            let region = Region {
-                n,
-                row0,
-                rows,
-                col0: 0,
-                cols: n / 2,
-            };
-            for (row, col) in [(0, 0), (rows - 1, 0), (0, n / 2 - 1), (rows - 1, n / 2 - 1)] {
-                let p = Pattern::queen(n, row0 + row, col);
-                assert_eq!(Packed::store(region, p).unpack(region), p, "{region:?}");
-            }
-        }
     }
 
     #[test]

@@ -16,9 +16,9 @@
 //! other side, put in signature order, is counted a run of one signature at a time, block by
 //! block: a block's tables then serve the whole run from the nearest cache.
 
+use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
 use super::pivots::{Pivots, Signatures, COMPATIBLE, GROUPS, PIVOTS};
-use super::PairKernel;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 

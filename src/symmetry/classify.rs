@@ -2,7 +2,7 @@
 //! without full symmetry) and the tie rule of the full-symmetry side frames (which image of a
 //! board counts, and for how many solutions).
 
-use super::{inverse, is_canonical, Symmetry};
+use super::square::{inverse, is_canonical, Symmetry};
 use crate::kernel::Leaf;
 
 /// Counts all solutions and those that are their class's canonical form.

@@ -1,0 +1,72 @@
+//! The quadrant engine's pair loops: which of its own kernels a run takes, chosen once from
+//! what the CPU has.
+
+use crate::error::Error;
+use crate::kernel::{Kernel, KernelChoice};
+
+/// The quadrant engine's pair loops (the sieve's and the join's): its own kernels, chosen
+/// once per run. Made only by [`PairKernel::resolve`] (and [`PairKernel::available`]), which
+/// look at the CPU: [`PairKernel::Avx2`] exists only where the CPU has AVX2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairKernel {
+    /// The portable loops.
+    Scalar,
+    /// The loops compiled for AVX2 and BMI2: 256-bit ORs and `pext` in the sieve, one `vptest`
+    /// per pair in the join.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl PairKernel {
+    /// The loops `choice` asks for. There is no AVX-512 loop (the sieve's is bound by loads,
+    /// not width), so `avx512` is refused rather than run as something else.
+    pub fn resolve(choice: KernelChoice) -> Result<PairKernel, Error> {
+        let best = PairKernel::best();
+        match choice {
+            KernelChoice::Scalar => Ok(PairKernel::Scalar),
+            KernelChoice::Auto => Ok(best),
+            KernelChoice::Simd | KernelChoice::Avx2 if best != PairKernel::Scalar => Ok(best),
+            KernelChoice::Simd | KernelChoice::Avx2 => Err(Error::KernelUnavailable {
+                kernel: if choice == KernelChoice::Simd {
+                    "simd"
+                } else {
+                    "avx2"
+                },
+                why: "this CPU does not support it",
+            }),
+            KernelChoice::Avx512 => Err(Error::KernelUnavailable {
+                kernel: "avx512",
+                why: "the quadrant engine has no AVX-512 loop",
+            }),
+        }
+    }
+
+    /// The fastest loops this CPU runs.
+    pub fn best() -> PairKernel {
+        PairKernel::available()
+            .pop()
+            .expect("the portable loops run anywhere")
+    }
+
+    /// Every kind of loop this CPU runs, portable first.
+    pub fn available() -> Vec<PairKernel> {
+        let mut all = vec![PairKernel::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            let features = crate::kernel::features();
+            if features.avx2 && features.bmi2 {
+                all.push(PairKernel::Avx2);
+            }
+        }
+        all
+    }
+
+    /// The kernel reports name.
+    pub fn kernel(self) -> Kernel {
+        match self {
+            PairKernel::Scalar => Kernel::Scalar,
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 => Kernel::Avx2,
+        }
+    }
+}
