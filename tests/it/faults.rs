@@ -245,8 +245,9 @@ fn a_save_that_fails_mid_run_is_reported_retried_and_the_total_printed() {
     let ck = sub.join("ck");
     let child = start_long_count(&ck);
     wait_for_checkpoint(&ck);
-    // the directory goes away under the run: every later save fails
-    std::fs::remove_dir_all(&sub).unwrap();
+    // the directory goes away under the run: every later save fails. Moved, not removed:
+    // removing it raced with a save's temporary file (DirectoryNotEmpty), a move is atomic
+    std::fs::rename(&sub, dir.path().join("moved")).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
