@@ -255,6 +255,14 @@ impl Checkpoint {
         })
     }
 
+    /// The run the file at `path` was written for, read without taking its lock (a run may
+    /// hold it): what a run on it would resume, for `--dry-run`. `None` when there is no
+    /// file yet.
+    pub fn saved_run_at(path: &Path) -> Result<Option<RunIdentity>, Error> {
+        let resolved = resolve_file(path)?;
+        Ok(read_body(&resolved)?.map(|body| body.run))
+    }
+
     /// The run the file was written for, when there is a file: a resumed run without an
     /// explicit split depth cuts its subtasks the same way, and a foreign file is named as
     /// such before any plan is built.

@@ -455,9 +455,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
 
 /// `count --dry-run`: what the count would run, from the same resolution as the count itself.
 fn dry_run(settings: &RunSettings) -> Result<ExitCode> {
-    let plan = settings
-        .options
-        .plan(settings.n, settings.prefix.as_deref())?;
+    let plan = settings.plan()?;
     let shard = settings.shard;
     let mut out = io::stdout().lock();
     writeln!(

@@ -17,6 +17,7 @@ use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
 use crate::execute::{self, Executed, Facts, Job};
 use crate::found::Found;
+use crate::kernel::KernelChoice;
 use crate::options::CountOptions;
 use crate::plan::Plan;
 use crate::settings::Settings;
@@ -84,11 +85,33 @@ impl RunSettings {
     /// run `checkpoint` holds. A checkpoint of another N is refused; a resumed run is cut
     /// into subtasks as the run that wrote its checkpoint was.
     fn resolve(&self, checkpoint: Option<&Checkpoint>) -> Result<(Plan, Settings), Error> {
-        let resumed = checkpoint.and_then(Checkpoint::saved_run);
+        self.resolve_resuming(checkpoint.and_then(Checkpoint::saved_run))
+    }
+
+    /// [`RunSettings::resolve`] for a run resuming `resumed`.
+    fn resolve_resuming(&self, resumed: Option<&RunIdentity>) -> Result<(Plan, Settings), Error> {
         if let (Some(saved), Some(path)) = (resumed, &self.checkpoint) {
             self.refuse_another_run(saved, path)?;
         }
         crate::settings::resolve(self.n, self.prefix.as_deref(), &self.options, resumed)
+    }
+
+    /// The plan [`run`] would count with these settings, its checkpoint read as the run
+    /// would read it (not locked: a run may hold it), and refused as the run would refuse
+    /// it: what `--dry-run` shows.
+    ///
+    /// ```
+    /// use nqueens::{CountOptions, EngineChoice, RunSettings};
+    /// let d4 = CountOptions { engine: EngineChoice::D4, ..CountOptions::default() };
+    /// let plan = RunSettings::new(16, d4, None).plan().unwrap();
+    /// assert_eq!(plan.engine().name(), "d4");
+    /// ```
+    pub fn plan(&self) -> Result<Plan, Error> {
+        let saved = match &self.checkpoint {
+            Some(path) => Checkpoint::saved_run_at(path)?,
+            None => None,
+        };
+        Ok(self.resolve_resuming(saved.as_ref())?.0)
     }
 
     /// Refuses, before any plan is built, a checkpoint written by a run this one cannot be:
@@ -119,6 +142,19 @@ impl RunSettings {
                 "engine {engine}: resume it with --engine {}, or use another file",
                 saved.engine
             ));
+        }
+        // what auto would resume with the quadrant engine, and the engine does not take
+        if saved.engine == Engine::Quadrant && options.engine == EngineChoice::Auto {
+            if options.split_depth.is_some() {
+                return refuse(
+                    "a split depth, and the quadrant engine is not split by rows: resume it without --split-depth, or use another file".into(),
+                );
+            }
+            if options.kernel == KernelChoice::Avx512 {
+                return refuse(
+                    "kernel avx512, and the quadrant engine has no AVX-512 loop: resume it with --kernel auto or scalar, or use another file".into(),
+                );
+            }
         }
         let gpu = matches!(options.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly)
             || options.gpus.is_some();

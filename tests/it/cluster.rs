@@ -131,6 +131,42 @@ fn dry_run_names_the_plan_the_count_runs_and_refuses_what_it_refuses() {
     }
 }
 
+/// A dry run on a checkpoint shows the plan the run resumes: a d4 checkpoint's, though
+/// auto would take the quadrant engine for a new run of that N.
+#[test]
+fn dry_run_shows_the_plan_a_checkpoint_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("d4.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    let (code, _, err) = run(&["count", "14", "--engine", "d4", "--checkpoint", ckpt]);
+    assert_eq!(code, 0, "{err}");
+    let (code, fresh, err) = run(&["count", "14", "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(fresh.contains("engine=quadrant"), "{fresh}");
+    let (code, resumed, err) = run(&["count", "14", "--dry-run", "--checkpoint", ckpt]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let (_, json, _) = run(&["count", "14", "--json", "--checkpoint", ckpt]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["engine"], "d4");
+    let digest = format!("plan_digest={} ", v["plan_digest"].as_str().unwrap());
+    assert!(
+        resumed.contains("engine=d4") && resumed.contains(&digest),
+        "{resumed}"
+    );
+    // and it refuses what the run refuses
+    let (code, out, err) = run(&[
+        "count",
+        "14",
+        "--dry-run",
+        "--engine",
+        "quadrant",
+        "--checkpoint",
+        ckpt,
+    ]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("another run"), "{err}");
+}
+
 #[test]
 fn scheduler_variables_select_the_same_shard_as_the_flag() {
     let shard_json = |envs: &[(&str, &str)], extra: &[&str]| {

@@ -511,6 +511,28 @@ fn a_foreign_checkpoint_is_named_before_its_split_depth_is_used() {
     assert!(err.contains(&ck) && err.contains("another run"), "{err}");
 }
 
+/// Auto resumes a checkpoint with its engine: a flag the quadrant engine does not take is
+/// the checkpoint's run being another, exit 1, never a usage error about an engine the user
+/// never named.
+#[test]
+fn flags_the_quadrant_engine_does_not_take_name_its_checkpoint_as_another_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    let (code, _, err) = run(&["count", "14", "--checkpoint", &ck]);
+    assert_eq!(code, 0, "{err}");
+    for flag in [&["--split-depth", "3"][..], &["--kernel", "avx512"]] {
+        let mut args = vec!["count", "14", "--checkpoint", &ck];
+        args.extend_from_slice(flag);
+        let (code, out, err) = run(&args);
+        assert_eq!((code, out.as_str()), (1, ""), "{flag:?}: {err}");
+        assert!(
+            err.contains(&ck) && err.contains("another run") && err.contains("quadrant"),
+            "{flag:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
 #[test]
 fn a_sharded_plain_count_says_it_is_partial() {
     let (code, out, err) = run(&["count", "10", "--shard", "1/3"]);
