@@ -56,6 +56,25 @@ macro_rules! say {
     }};
 }
 
+/// Standard output, whose write errors say what could not be written (`cannot write to
+/// standard output: No space left on device`); a closed pipe keeps its kind (a quiet end).
+fn stdout() -> impl Write {
+    struct Named(io::StdoutLock<'static>);
+    fn named(e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("cannot write to standard output: {e}"))
+    }
+    impl Write for Named {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.write(buf).map_err(named)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.0.flush().map_err(named)
+        }
+    }
+    Named(io::stdout().lock())
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -80,7 +99,7 @@ fn clap_exit(e: clap::Error) -> ExitCode {
             }
             // help and version are the program's output: a stdout that cannot take them fails
             let text = e.render().to_string();
-            let mut out = io::stdout().lock();
+            let mut out = stdout();
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => report_error(&e.into()),
@@ -164,7 +183,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Merge(args) => merge(&args),
         Command::Scale(args) => scale(&args),
         Command::Devices => {
-            let mut out = io::stdout().lock();
+            let mut out = stdout();
             for a in nqueens::gpu_adapters() {
                 let kind = if a.software { "software" } else { "gpu" };
                 writeln!(out, "{} {kind} {}", a.index, a.name)?;
@@ -177,7 +196,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut script = Vec::new();
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "nqueens", &mut script);
-            io::stdout().lock().write_all(&script)?;
+            stdout().write_all(&script)?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -213,7 +232,7 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
         ScaleFormat::Json => scale_out::to_json(&report),
         ScaleFormat::Md => scale_out::to_markdown(&report.rows),
     };
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     out.write_all(text.as_bytes())?;
     out.flush()?;
     if !report.complete {
@@ -268,7 +287,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
             records.len()
         );
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     if args.json {
         writeln!(out, "{}", merged.to_json())?;
     } else {
@@ -329,7 +348,7 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
     exit_on_signal()?;
     let opts = args.options();
     let lister = Lister::new(args.n, &opts)?;
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, stdout());
     let written = lister.write_to(&mut out)?;
     if args.total {
         // with a limit reached there may be more than were listed: count them all
@@ -430,7 +449,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         other => other?,
     };
     let counts = &outcome.counts;
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     if args.json {
         let record = CountRecord::from_run(&outcome, chosen_shard.is_some());
         writeln!(out, "{}", record.to_json())?;
@@ -457,7 +476,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
 fn dry_run(settings: &RunSettings) -> Result<ExitCode> {
     let plan = settings.plan()?;
     let shard = settings.shard;
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     writeln!(
         out,
         "n={} engine={} split_depth={} plan_subtasks={} plan_digest={} shard={shard} subtasks={}",

@@ -602,6 +602,52 @@ fn a_full_stderr_never_crashes_the_program() {
     }
 }
 
+/// A standard output that cannot take the output (a full disk) is named as what failed,
+/// one line, exit 1, for every command that prints.
+#[test]
+fn a_full_stdout_is_named_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards: Vec<String> = (0..2)
+        .map(|i| {
+            let path = dir.path().join(format!("s{i}.json"));
+            let (code, out, err) = run(&["count", "10", "--json", "--shard", &format!("{i}/2")]);
+            assert_eq!(code, 0, "{err}");
+            std::fs::write(&path, out).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let merge = ["merge", shards[0].as_str(), shards[1].as_str()];
+    for args in [
+        &["count", "12"][..],
+        &["count", "12", "--json"],
+        &["count", "12", "--dry-run"],
+        &["list", "6", "--limit", "2"],
+        &merge,
+        &["scale", "8", "--repeat", "1", "-t", "1"],
+        &["devices"],
+        &["completions", "bash"],
+        &["--help"],
+        &["--version"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(bin())
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().last().unwrap_or_default();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            last.starts_with("nqueens: cannot write to standard output: "),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn sigterm_ends_list_and_scale_with_130() {
     for args in [
