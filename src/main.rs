@@ -391,6 +391,8 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         ..RunSettings::new(args.n, args.options(), prefix)
     };
     if args.dry_run {
+        // nothing to save: a signal ends it at once (N = 23's plan takes half a second)
+        exit_on_signal()?;
         return dry_run(&settings);
     }
     let bar = Progress::new(args.progress);
@@ -439,7 +441,13 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     }
     let outcome = match outcome {
         Err(Error::Interrupted) => {
-            say_interrupted(&interrupted);
+            // stopped while the plan was made, before the checkpoint's first save
+            let unsaved = args.checkpoint.as_ref().is_some_and(|p| !p.exists());
+            if unsaved {
+                say_interrupted("nqueens: interrupted before the count began: nothing to save");
+            } else {
+                say_interrupted(&interrupted);
+            }
             return Ok(ExitCode::from(interrupted_code()));
         }
         Err(e @ Error::InterruptedUnsaved { .. }) => {

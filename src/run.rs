@@ -84,16 +84,26 @@ impl RunSettings {
     /// Stage 1, the plan and how it is counted ([`crate::settings::resolve`]), resuming the
     /// run `checkpoint` holds. A checkpoint of another N is refused; a resumed run is cut
     /// into subtasks as the run that wrote its checkpoint was.
-    fn resolve(&self, checkpoint: Option<&Checkpoint>) -> Result<(Plan, Settings), Error> {
-        self.resolve_resuming(checkpoint.and_then(Checkpoint::saved_run))
+    /// [`Error::Interrupted`] when `stop` is set before it is done.
+    fn resolve(
+        &self,
+        checkpoint: Option<&Checkpoint>,
+        stop: &AtomicBool,
+    ) -> Result<(Plan, Settings), Error> {
+        self.resolve_resuming(checkpoint.and_then(Checkpoint::saved_run), stop)
     }
 
     /// [`RunSettings::resolve`] for a run resuming `resumed`.
-    fn resolve_resuming(&self, resumed: Option<&RunIdentity>) -> Result<(Plan, Settings), Error> {
+    fn resolve_resuming(
+        &self,
+        resumed: Option<&RunIdentity>,
+        stop: &AtomicBool,
+    ) -> Result<(Plan, Settings), Error> {
         if let (Some(saved), Some(path)) = (resumed, &self.checkpoint) {
             self.refuse_another_run(saved, path)?;
         }
-        crate::settings::resolve(self.n, self.prefix.as_deref(), &self.options, resumed)
+        let (n, prefix) = (self.n, self.prefix.as_deref());
+        crate::settings::resolve(n, prefix, &self.options, resumed, stop)
     }
 
     /// The plan [`run`] would count with these settings, its checkpoint read as the run
@@ -111,7 +121,8 @@ impl RunSettings {
             Some(path) => Checkpoint::saved_run_at(path)?,
             None => None,
         };
-        Ok(self.resolve_resuming(saved.as_ref())?.0)
+        let never = AtomicBool::new(false);
+        Ok(self.resolve_resuming(saved.as_ref(), &never)?.0)
     }
 
     /// Refuses, before any plan is built, a checkpoint written by a run this one cannot be:
@@ -244,7 +255,14 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
         .as_deref()
         .map(Checkpoint::open)
         .transpose()?;
-    let (plan, resolved) = settings.resolve(checkpoint.as_ref())?;
+    let never = AtomicBool::new(false);
+    // set to stop: before the counting starts, nothing is saved
+    let stop = hooks.cancel.unwrap_or(&never);
+    let (plan, resolved) = settings.resolve(checkpoint.as_ref(), stop)?;
+    if stop.load(Ordering::Relaxed) {
+        // stopped before anything was counted: the checkpoint stays as it was
+        return Err(Error::Interrupted);
+    }
     let shard = settings.shard;
     let shard_len = shard.len(plan.len());
     let identity = RunIdentity {
@@ -293,8 +311,7 @@ pub fn run(settings: &RunSettings, hooks: &Hooks<'_>) -> Result<RunOutcome, Erro
     }
     // execute (the time counts from here: opening builds the quadrant engine's tables)
     let start = Instant::now();
-    let never = AtomicBool::new(false);
-    let cancel = hooks.cancel.unwrap_or(&never);
+    let cancel = stop;
     let executor = execute::open(&plan, &resolved, todo.len(), cancel)?;
     let finished = AtomicUsize::new(resumed);
     let mut inbox = Inbox::default();

@@ -11,6 +11,7 @@ use crate::memory::Room;
 use crate::options::CountOptions;
 use crate::plan::Plan;
 use crate::subtask::Kernels;
+use std::sync::atomic::AtomicBool;
 
 /// Whether `auto` picks the quadrant engine for an `n`×`n` board whose tables may take
 /// `memory_limit` bytes: where it measured faster than d4 (AVX2 Zen 3, one thread: N = 14,
@@ -116,8 +117,16 @@ pub(crate) fn resolve(
     prefix: Option<&[usize]>,
     opts: &CountOptions,
     resumed: Option<&RunIdentity>,
+    stop: &AtomicBool,
 ) -> Result<(Plan, Settings), Error> {
     crate::board::check_n(n)?;
+    // the quadrant tables' size, counted once per process, is the slow part of a resolution
+    // (half a second at N = 23): a stop ends it
+    let quadrant_may = matches!(opts.engine, EngineChoice::Auto | EngineChoice::Quadrant)
+        && n <= crate::quadrant::QUADRANT_MAX_N;
+    if quadrant_may && crate::quadrant::tables_bytes_until(n, stop).is_none() {
+        return Err(Error::Interrupted);
+    }
     let mut opts = opts.clone();
     if let Some(saved) = resumed {
         // the same run, resumed: auto takes the engine and depth it ran (another run is
@@ -263,7 +272,7 @@ impl CountOptions {
     /// assert_eq!(tight.plan(16, None).unwrap().engine().name(), "d4");
     /// ```
     pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
-        Ok(resolve(n, prefix, self, None)?.0)
+        Ok(resolve(n, prefix, self, None, &AtomicBool::new(false))?.0)
     }
 }
 

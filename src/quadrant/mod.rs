@@ -479,7 +479,13 @@ fn in_units(bytes: u64) -> String {
 /// and process.
 pub fn tables_bytes(n: usize) -> u64 {
     let never = AtomicBool::new(false);
-    TablePlan::new(n, &never).expect("never stopped").bytes
+    tables_bytes_until(n, &never).expect("never stopped")
+}
+
+/// [`tables_bytes`], or `None` when `stop` was set first (the first count of N = 23's quarters
+/// takes half a second).
+pub(crate) fn tables_bytes_until(n: usize, stop: &AtomicBool) -> Option<u64> {
+    Some(TablePlan::new(n, stop)?.bytes)
 }
 
 /// One line saying that the memory limit `asked` was held to `limit` bytes, for a count whose

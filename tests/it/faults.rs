@@ -648,6 +648,67 @@ fn a_full_stdout_is_named_in_one_line() {
     }
 }
 
+/// Waits until process `pid` catches `signal` (its handler is installed: Linux's
+/// `/proc/PID/status`, `SigCgt`), so a signal sent next reaches the handler.
+fn wait_until_caught(pid: u32, signal: u32) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught >> (signal - 1) & 1 != 0 {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("process {pid} never caught signal {signal}");
+}
+
+/// N = 23's plan takes half a second to make (its quarter tables are sized first): a dry
+/// run stops at a signal instead of finishing it (it went on and exited 0).
+#[test]
+fn a_dry_run_stops_at_sigterm_while_it_makes_the_plan() {
+    let child = Command::new(bin())
+        .args(["count", "23", "--dry-run"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until_caught(child.id(), 15);
+    kill("-TERM", child.id());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+}
+
+/// A run stopped while its plan is made (before its checkpoint's first save) ends without
+/// writing the checkpoint: nothing was counted.
+#[test]
+fn a_run_stopped_before_counting_leaves_its_checkpoint_as_it_was() {
+    use nqueens::{run as run_count, CountOptions, Error, Hooks, RunSettings};
+    use std::sync::atomic::AtomicBool;
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let settings = RunSettings {
+        checkpoint: Some(ck.clone()),
+        ..RunSettings::new(23, CountOptions::default(), None)
+    };
+    let stopped = AtomicBool::new(true);
+    let hooks = Hooks {
+        cancel: Some(&stopped),
+        ..Hooks::default()
+    };
+    assert!(matches!(
+        run_count(&settings, &hooks),
+        Err(Error::Interrupted)
+    ));
+    assert!(!ck.exists(), "a checkpoint was written");
+}
+
 #[test]
 fn sigterm_ends_list_and_scale_with_130() {
     for args in [
