@@ -235,6 +235,12 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     let mut out = stdout();
     out.write_all(text.as_bytes())?;
     out.flush()?;
+    for line in &report.refused {
+        say!("nqueens: scale: {line}");
+    }
+    if !report.refused.is_empty() && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(ExitCode::FAILURE);
+    }
     if !report.complete {
         say_interrupted(&format!(
             "nqueens: interrupted; the rows above hold the runs measured before the stop, fewer than --repeat {}",

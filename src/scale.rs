@@ -106,6 +106,11 @@ pub struct ScaleReport {
     /// measured before the stop).
     #[serde(default = "complete_by_default")]
     pub complete: bool,
+    /// Thread counts asked for that could not run as asked (the process's memory limits held
+    /// the count to fewer threads), a line each saying why: they have no row, and the report
+    /// is not `complete`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
 
 fn complete_by_default() -> bool {
@@ -228,8 +233,12 @@ pub fn measure(
     // tenants, clocks) slows all thread counts alike instead of one block of runs
     let mut samples: Vec<(usize, Vec<f64>)> = threads.iter().map(|&t| (t, Vec::new())).collect();
     let mut complete = true;
+    let mut refused = Vec::new();
     'rounds: for round in 0..repeat {
         for (t, times) in &mut samples {
+            if round > 0 && times.is_empty() {
+                continue; // refused in the first round
+            }
             let run_opts = CountOptions {
                 threads: Some(*t),
                 ..opts.clone()
@@ -247,6 +256,19 @@ pub fn measure(
                     "{t} threads counted {} where {} threads counted {}",
                     c.total, first.threads, first.total
                 )));
+            }
+            if c.threads != *t {
+                // a row must say the threads that ran: this one would not
+                let why = c
+                    .notes
+                    .first()
+                    .map_or(String::new(), |note| format!(": {note}"));
+                refused.push(format!(
+                    "no row for {t} threads: the count ran on {}{why}",
+                    c.threads
+                ));
+                complete = false;
+                continue;
             }
             let secs = c.elapsed.as_secs_f64();
             on_run(*t, round + 1, secs);
@@ -269,5 +291,6 @@ pub fn measure(
         machine: Machine::current(),
         rows: rows(&samples),
         complete,
+        refused,
     })
 }

@@ -213,6 +213,37 @@ fn threads_that_do_not_fit_the_address_space_are_not_started() {
     }
 }
 
+/// `scale` under an address-space limit that holds a count to fewer threads gives no row for
+/// the thread count that did not run (it printed a `threads: 64` row measured on one): the
+/// rows measured, a line saying why the other has none, `complete: false`, exit 1.
+#[test]
+fn scale_gives_no_row_for_threads_that_did_not_run() {
+    let script = format!(
+        "ulimit -v 150000 && exec '{}' scale 12 --threads 1,64 --repeat 1 --format json",
+        bin().display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let threads: Vec<u64> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(threads, [1], "{report}");
+    assert_eq!(report["complete"], false);
+    assert!(
+        err.contains("no row for 64 threads: the count ran on"),
+        "{err}"
+    );
+    assert!(report["refused"][0]
+        .as_str()
+        .unwrap()
+        .contains("64 threads"));
+}
+
 /// An address-space limit too small for any run is refused at once in one line (a listing
 /// aborted on its plan under 24 MB before).
 #[test]

@@ -66,6 +66,7 @@ fn exporters_give_exact_text() {
         },
         rows: r[..1].to_vec(),
         complete: true,
+        refused: Vec::new(),
     };
     assert_eq!(
         to_json(&report),
