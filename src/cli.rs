@@ -390,11 +390,17 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         }
         _ => (t, 0),
     };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|v| v.checked_mul(1 << shift))
-        .ok_or_else(size_error)
+    // a number of digits too large for the unit is too large, not malformed
+    let too_large = || {
+        let most = u64::MAX >> shift;
+        let unit = &t[digits.len()..];
+        format!("memory limit too large: at most {most}{unit} (16 EiB less a byte)")
+    };
+    match digits.parse::<u64>() {
+        Ok(v) => v.checked_mul(1 << shift).ok_or_else(too_large),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_large()),
+        Err(_) => Err(size_error()),
+    }
 }
 
 fn size_error() -> String {

@@ -74,26 +74,53 @@ impl Room {
         }
     }
 
-    /// What the tables may take beside `threads` workers: `asked` (`--memory-limit`) held to
-    /// half of what the process's ceilings leave; by default half the least of that and the
-    /// machine's memory (2 GiB where the system says nothing).
-    pub(crate) fn tables(&self, asked: Option<u64>, threads: usize) -> u64 {
+    /// What the tables may take beside `threads` workers, now: `asked` (`--memory-limit`)
+    /// held to half of what the process's ceilings leave; by default half the least of that
+    /// and the machine's memory (2 GiB where the system says nothing).
+    pub(crate) fn tables(&self, asked: Option<u64>, threads: usize) -> Budget {
+        self.budget(asked, threads, self.address_space_left)
+    }
+
+    /// [`Room::tables`] from the limits as they are set, not from what the process has
+    /// mapped at this moment (which varies from run to run): what a choice of plan reads, so
+    /// that the same command always makes the same plan.
+    pub(crate) fn tables_as_set(&self, asked: Option<u64>, threads: usize) -> Budget {
+        let threads = match self.address_space {
+            Some(limit) => threads.min((limit / 2 / PER_THREAD).max(1) as usize),
+            None => threads,
+        };
+        self.budget(asked, threads, self.address_space)
+    }
+
+    fn budget(&self, asked: Option<u64>, threads: usize, address_space: Option<u64>) -> Budget {
         let threads_take = threads as u64 * PER_THREAD;
         let ceiling = [
-            self.address_space_left
-                .map(|left| left.saturating_sub(threads_take)),
-            self.cgroup,
+            address_space.map(|room| (room.saturating_sub(threads_take), SetBy::AddressSpace)),
+            self.cgroup.map(|bytes| (bytes, SetBy::Cgroup)),
         ]
         .into_iter()
         .flatten()
         .min();
+        let half = |(bytes, by): (u64, SetBy)| Budget {
+            bytes: bytes / 2,
+            set_by: by,
+        };
         match asked {
-            Some(bytes) => ceiling.map_or(bytes, |c| bytes.min(c / 2)),
-            None => [self.machine, ceiling]
+            Some(bytes) => match ceiling.map(half) {
+                Some(held) if held.bytes < bytes => held,
+                _ => Budget::asked(bytes),
+            },
+            None => [self.machine.map(|bytes| (bytes, SetBy::Machine)), ceiling]
                 .into_iter()
                 .flatten()
                 .min()
-                .map_or(UNKNOWN_MACHINE_BUDGET, |bytes| bytes / 2),
+                .map_or(
+                    Budget {
+                        bytes: UNKNOWN_MACHINE_BUDGET,
+                        set_by: SetBy::Unknown,
+                    },
+                    half,
+                ),
         }
     }
 
@@ -101,6 +128,52 @@ impl Room {
     pub(crate) fn address_space_left(&self) -> Option<u64> {
         self.address_space_left
     }
+}
+
+/// Bytes the quadrant engine's tables may take, and what set that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Budget {
+    pub bytes: u64,
+    pub set_by: SetBy,
+}
+
+impl Budget {
+    /// `bytes`, as asked for (`--memory-limit`).
+    pub(crate) fn asked(bytes: u64) -> Budget {
+        Budget {
+            bytes,
+            set_by: SetBy::Asked,
+        }
+    }
+
+    /// What the notes say of it: `the memory limit of 1 GiB`, `the 12 MiB this process's
+    /// address-space limit (ulimit -v) leaves them`.
+    pub(crate) fn describe(self, bytes: &str) -> String {
+        match self.set_by {
+            SetBy::Asked => format!("the memory limit of {bytes}"),
+            SetBy::AddressSpace => format!(
+                "the {bytes} this process's address-space limit (ulimit -v) leaves them beside its threads"
+            ),
+            SetBy::Cgroup => format!("the {bytes} this process's cgroup memory limit leaves them"),
+            SetBy::Machine => format!("the {bytes} of half the machine's memory"),
+            SetBy::Unknown => format!("the default budget of {bytes}"),
+        }
+    }
+}
+
+/// What set a [`Budget`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum SetBy {
+    /// `--memory-limit`.
+    Asked,
+    /// Half of what the address-space limit (`ulimit -v`) leaves beside the threads.
+    AddressSpace,
+    /// Half the cgroup's memory limit.
+    Cgroup,
+    /// Half the machine's memory.
+    Machine,
+    /// Nothing the system says: a default.
+    Unknown,
 }
 
 /// The failure of a run whose memory ran short past what it was sized for (an allocation
@@ -138,18 +211,47 @@ mod tests {
     #[test]
     fn tables_get_half_of_what_the_threads_leave() {
         // no limits: half the machine, or what was asked
-        assert_eq!(room(None, None).tables(None, 2), 4096 * MIB);
-        assert_eq!(room(None, None).tables(Some(10_000 * MIB), 2), 10_000 * MIB);
-        // 390 MiB of address space, 2 threads: (390 - 132) / 2
-        assert_eq!(room(Some(390 * MIB), None).tables(None, 2), 129 * MIB);
+        let tables = |room: Room, asked, threads| {
+            let budget = room.tables(asked, threads);
+            (budget.bytes, budget.set_by)
+        };
         assert_eq!(
-            room(Some(390 * MIB), None).tables(Some(1 << 40), 2),
-            129 * MIB
+            tables(room(None, None), None, 2),
+            (4096 * MIB, SetBy::Machine)
         );
-        assert_eq!(room(Some(390 * MIB), None).tables(Some(MIB), 2), MIB);
+        assert_eq!(
+            tables(room(None, None), Some(10_000 * MIB), 2),
+            (10_000 * MIB, SetBy::Asked)
+        );
+        // 390 MiB of address space, 2 threads: (390 - 132) / 2
+        let space = room(Some(390 * MIB), None);
+        assert_eq!(tables(space, None, 2), (129 * MIB, SetBy::AddressSpace));
+        assert_eq!(
+            tables(space, Some(1 << 40), 2),
+            (129 * MIB, SetBy::AddressSpace)
+        );
+        assert_eq!(tables(space, Some(MIB), 2), (MIB, SetBy::Asked));
         // a cgroup of 1 GiB: half of it
-        assert_eq!(room(None, Some(1024 * MIB)).tables(None, 8), 512 * MIB);
+        assert_eq!(
+            tables(room(None, Some(1024 * MIB)), None, 8),
+            (512 * MIB, SetBy::Cgroup)
+        );
         // threads that take all the address space leave nothing
-        assert_eq!(room(Some(50 * MIB), None).tables(None, 1), 0);
+        assert_eq!(tables(room(Some(50 * MIB), None), None, 1).0, 0);
+    }
+
+    /// The plan's budget reads the limit as set: what is mapped does not change it.
+    #[test]
+    fn the_budget_as_set_does_not_depend_on_what_is_mapped() {
+        let mapped = |mib: u64| Room {
+            machine: Some(8192 * MIB),
+            address_space: Some(400 * MIB),
+            address_space_left: Some((400 - mib) * MIB),
+            cgroup: None,
+        };
+        let as_set = mapped(10).tables_as_set(None, 2);
+        assert_eq!(as_set, mapped(90).tables_as_set(None, 2));
+        assert_eq!(as_set.bytes, (400 - 132) * MIB / 2);
+        assert!(mapped(90).tables(None, 2).bytes < as_set.bytes);
     }
 }

@@ -7,7 +7,7 @@ use crate::checkpoint::RunIdentity;
 use crate::device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
 use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
-use crate::memory::Room;
+use crate::memory::{Budget, Room};
 use crate::options::CountOptions;
 use crate::plan::Plan;
 use crate::subtask::Kernels;
@@ -42,8 +42,8 @@ pub(crate) struct Settings {
     pub kernels: Kernels,
     /// Where the plan is counted.
     pub devices: Devices,
-    /// Bytes the quadrant engine's tables may take.
-    pub memory_limit: u64,
+    /// Bytes the quadrant engine's tables may take, as the process's room stands now.
+    pub memory_limit: Budget,
     /// What a user may want to know of these decisions (a fallback for memory), a line each.
     pub notes: Vec<String>,
 }
@@ -157,17 +157,20 @@ pub(crate) fn resolve(
         notes.extend(crate::quadrant::held_limit_note(
             n,
             opts.memory_limit,
-            memory_limit,
+            memory_limit.bytes,
         ));
     }
+    // the plan from the limits as set, never from what is mapped at this moment: the same
+    // command makes the same plan (where the tables then do not fit the room, each unit's
+    // halves are searched: the same plan, slower)
     let engine = match opts.engine {
-        EngineChoice::Auto if quadrant_would && auto_takes_quadrant(n, memory_limit) => {
+        EngineChoice::Auto if quadrant_would && auto_takes_quadrant(n, fit.plan_budget.bytes) => {
             EngineChoice::Quadrant
         }
         EngineChoice::Auto if quadrant_would => {
             notes.push(crate::quadrant::over_limit_note(
                 n,
-                memory_limit,
+                fit.plan_budget,
                 "counted with d4",
             ));
             EngineChoice::Auto
@@ -202,7 +205,10 @@ pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Err
 /// budget, and a note when it gets fewer threads than `opts` ask for.
 struct Fit {
     threads: usize,
-    memory_limit: u64,
+    /// The tables' budget as the room stands now.
+    memory_limit: Budget,
+    /// The tables' budget from the limits as set: what the plan is chosen by.
+    plan_budget: Budget,
     note: Option<String>,
 }
 
@@ -214,13 +220,14 @@ impl Fit {
         let threads = room.threads(asked);
         let note = (threads < asked).then(|| {
             format!(
-                "{asked} threads do not fit the {} MiB of address space this process has left (ulimit -v): counting on {threads}",
+                "{asked} threads do not fit the {} MiB of address space this process has left (ulimit -v): at most {threads} are started",
                 room.address_space_left().unwrap_or(0) >> 20
             )
         });
         Ok(Fit {
             threads,
             memory_limit: room.tables(opts.memory_limit, threads),
+            plan_budget: room.tables_as_set(opts.memory_limit, asked),
             note,
         })
     }
@@ -230,7 +237,7 @@ fn settings(
     plan: &Plan,
     opts: &CountOptions,
     devices: Devices,
-    memory_limit: u64,
+    memory_limit: Budget,
     most_threads: usize,
 ) -> Result<Settings, Error> {
     let threads = match &devices {

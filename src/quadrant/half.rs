@@ -6,6 +6,7 @@ use super::join::pair_up;
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern, Region};
 use super::quarter::{subsets, Quarter, RowSet};
+use crate::memory::Budget;
 use std::collections::TryReserveError;
 
 /// The quarter tables of a board, or the decision to search halves without them.
@@ -17,8 +18,8 @@ pub(super) enum Halves {
         north: Quarter<Packed>,
         south: South,
     },
-    /// The tables would not fit the memory limit (of this many bytes).
-    Search { memory_limit: u64 },
+    /// The tables would not fit this budget.
+    Search { memory_limit: Budget },
 }
 
 /// The south quarter's placements.

@@ -30,6 +30,7 @@ use crate::board::RowMasks;
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::{Chosen, Start, Tally};
+use crate::memory::Budget;
 use crate::parallel::Workers;
 use cache::{Books, RowSets};
 use half::{Halves, South};
@@ -219,7 +220,7 @@ impl Layout {
     /// builds again.
     pub(crate) fn prepare(
         &self,
-        memory_limit: u64,
+        memory_limit: Budget,
         workers: &Workers,
         stop: &AtomicBool,
     ) -> Result<Option<()>, Error> {
@@ -231,7 +232,7 @@ impl Layout {
             return Ok(None);
         };
         let [north_region, south_region] = regions(self.n);
-        let halves = if plan.bytes > memory_limit {
+        let halves = if plan.bytes > memory_limit.bytes {
             Halves::Search { memory_limit }
         } else {
             let Some(north) = Quarter::build_within(north_region, u64::MAX, workers, stop)? else {
@@ -287,7 +288,7 @@ impl Layout {
         // built here on first use, by this thread alone (it fails only short of memory)
         if self.halves.get().is_none()
             && self
-                .prepare(u64::MAX, &Workers::this_thread(), stop)?
+                .prepare(Budget::asked(u64::MAX), &Workers::this_thread(), stop)?
                 .is_none()
         {
             return Ok(None);
@@ -453,13 +454,13 @@ fn units(n: usize) -> Result<Vec<Unit>, TryReserveError> {
     Ok(out)
 }
 
-/// One line saying that the tables of an `n`×`n` board do not fit `memory_limit` bytes, and
-/// what is done instead.
-pub(crate) fn over_limit_note(n: usize, memory_limit: u64, instead: &str) -> String {
+/// One line saying that the tables of an `n`×`n` board do not fit `budget`, and what is done
+/// instead.
+pub(crate) fn over_limit_note(n: usize, budget: Budget, instead: &str) -> String {
     format!(
-        "the quadrant engine's tables for N = {n} take {}, over the memory limit of {}: {instead}",
+        "the quadrant engine's tables for N = {n} take {}, over {}: {instead}",
         in_units(tables_bytes(n)),
-        in_units(memory_limit),
+        budget.describe(&in_units(budget.bytes)),
     )
 }
 
@@ -523,7 +524,7 @@ mod tests {
         let layout = Layout::new(n);
         let stop = AtomicBool::new(false);
         layout
-            .prepare(memory_limit, &Workers::this_thread(), &stop)
+            .prepare(Budget::asked(memory_limit), &Workers::this_thread(), &stop)
             .unwrap()
             .unwrap();
         (0..layout.len())
@@ -551,11 +552,21 @@ mod tests {
         let layout = Layout::new(12);
         let stopped = AtomicBool::new(true);
         let workers = Workers::new(2, false).unwrap();
-        assert_eq!(layout.prepare(u64::MAX, &workers, &stopped).unwrap(), None);
+        assert_eq!(
+            layout
+                .prepare(Budget::asked(u64::MAX), &workers, &stopped)
+                .unwrap(),
+            None
+        );
         assert_eq!(layout.memory().tables, 0);
         assert_eq!(count_stopped(&layout), None);
         let go = AtomicBool::new(false);
-        assert_eq!(layout.prepare(u64::MAX, &workers, &go).unwrap(), Some(()));
+        assert_eq!(
+            layout
+                .prepare(Budget::asked(u64::MAX), &workers, &go)
+                .unwrap(),
+            Some(())
+        );
         assert!(layout.memory().tables > 0);
     }
 

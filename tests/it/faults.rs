@@ -567,6 +567,19 @@ fn usage_errors_name_the_bad_value_and_what_is_allowed() {
             &["without symmetry"],
         ),
         (&["count", "3", "--engine", "d4"], &["at least 4"]),
+        // too large is not malformed: the maximum is named
+        (
+            &["count", "8", "--memory-limit", "99999999999T"],
+            &["'99999999999T'", "too large", "at most 16777215T"],
+        ),
+        (
+            &["count", "8", "--memory-limit", "99999999999999999999"],
+            &["too large", "at most 18446744073709551615"],
+        ),
+        (
+            &["count", "8", "--memory-limit", "12Q"],
+            &["'12Q'", "whole number of bytes"],
+        ),
     ] {
         let (code, out, err) = run(args);
         assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");

@@ -164,7 +164,9 @@ fn an_address_space_limit_shrinks_the_table_budget() {
         assert_eq!(out.status.code(), Some(0), "{engine}: {err}");
         let total = String::from_utf8_lossy(&out.stdout);
         assert!(total.trim().parse::<u64>().is_ok_and(|t| t > 0), "{total}");
-        assert!(err.contains("over the memory limit"), "{engine}: {err}");
+        // the limit that held the tables is named: the address-space limit here
+        let over = "this process's address-space limit (ulimit -v) leaves them";
+        assert!(err.contains(over), "{engine}: {err}");
         assert!(!err.contains("memory allocation"), "{engine}: {err}");
         let held = "the memory limit of 10 GiB is held to";
         assert_eq!(
@@ -211,6 +213,32 @@ fn threads_that_do_not_fit_the_address_space_are_not_started() {
         assert!(err.contains("64 threads do not fit the"), "{args}: {err}");
         assert!(!err.contains("memory allocation"), "{args}: {err}");
     }
+}
+
+/// Auto chooses the plan from the limits as set, never from what the process has mapped at
+/// that moment (under `ulimit -v` the same command took d4 or quadrant from run to run, and
+/// its shards would not merge): where the tables then do not fit the room left, each unit's
+/// halves are searched, the same plan, with a note naming the limit.
+#[test]
+fn auto_takes_its_plan_from_the_limits_as_set() {
+    // 75 MiB of address space: one thread's 66 MiB leaves the tables' 4 MiB as set, not once
+    // the program is mapped
+    let script = format!(
+        "ulimit -v 76800 && exec '{}' count 16 -t 1 --json",
+        bin().display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["engine"], "quadrant", "{err}");
+    assert_eq!(v["total"], "14772512");
+    assert!(err.contains("halves are searched"), "{err}");
+    assert!(err.contains("(ulimit -v)"), "{err}");
+    assert!(
+        !err.contains("0 bytes of") && !err.contains("memory limit of 0"),
+        "{err}"
+    );
 }
 
 /// `scale` under an address-space limit that holds a count to fewer threads gives no row for
