@@ -4,7 +4,10 @@
 # Submitted as is, it sends two jobs to Slurm: an array of M tasks (ids 0 to M-1), each
 # counting one shard of N-Queens for board side N on all the cores Slurm gives it, and a merge
 # job that runs once every task has succeeded and writes the total to nqueens-N-M/total.json.
-# Before submitting anything it checks N, M and the flags with `nqueens count --dry-run`.
+# Before submitting anything it checks N, M and the flags by running the exact command line a
+# task runs with `--dry-run` (so a flag the tasks set themselves, such as --json, --threads or
+# --checkpoint, is refused here, not by every task), and it names the directory and jobs by N
+# as nqueens reads it (" 8" and 08 are 8).
 #
 # Each task keeps a checkpoint. Slurm sends SIGTERM 60 s before the time limit (and on
 # preemption, or `scancel -b -s TERM JOB_TASK`): the count saves and stops, and the task asks
@@ -26,6 +29,15 @@
 #
 # Example: scripts/slurm-array.sh 21 256 --unique
 set -euo pipefail
+# The command line of the task counting shard $1 on $2 threads, in the array `task`: the
+# tasks run it, and the check before submitting runs it too (with --dry-run), so a flag that
+# every task would refuse (one given twice, say) is refused before anything is submitted.
+task_command() {
+    local shard=$1 threads=$2
+    shift 2
+    task=(count "$n" --shard "$shard/$m" --json --progress never --threads "$threads"
+        --checkpoint "$dir/shard-$shard.ckpt" "$@")
+}
 if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     # inside an array task
     n=$1; m=$2; shift 2
@@ -33,9 +45,8 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     dir=nqueens-$n-$m
     bin=${NQUEENS_BIN:-nqueens}
     result=$dir/shard-$i.json
-    "$bin" count "$n" --shard "$i/$m" --json --progress never \
-        --threads "${SLURM_CPUS_PER_TASK:-$(nproc)}" \
-        --checkpoint "$dir/shard-$i.ckpt" "$@" > "$result.tmp" &
+    task_command "$i" "${SLURM_CPUS_PER_TASK:-$(nproc)}" "$@"
+    "$bin" "${task[@]}" > "$result.tmp" &
     pid=$!
     # Slurm signals this shell (--signal=B:TERM): pass it on, then wait for the save
     trap 'kill -TERM "$pid" 2>/dev/null' TERM INT
@@ -75,17 +86,26 @@ if [ -n "$max_array" ] && { [ "${#m}" -gt 18 ] || [ "$m" -gt "$max_array" ]; }; 
 fi
 bin=${NQUEENS_BIN:-nqueens}
 command -v "$bin" >/dev/null || refuse "'$bin' not found (set NQUEENS_BIN or put nqueens on PATH)" 1
-# the count's own checks, with the shard the tasks take: nqueens names a bad value in one line
-"$bin" count "$n" --shard "0/$m" --dry-run "$@" >/dev/null || exit
+# N as nqueens reads it (" 8", "08" and "+8" are 8), for the directory and the jobs
+plan=$("$bin" count "$n" --dry-run) || exit
+n=${plan#n=}
+n=${n%% *}
 dir=nqueens-$n-$m
+# the count's own checks on the exact command line a task runs: nqueens names a bad value in
+# one line
+task_command 0 1 "$@"
+"$bin" "${task[@]}" --dry-run >/dev/null || exit
 mkdir -p "$dir"
 script=$(realpath "$0")
 array=$(sbatch --parsable --array="0-$((m - 1))" --requeue --signal=B:TERM@60 --open-mode=append \
     --job-name="nqueens-$n" --output="$dir/slurm-%A_%a.out" "$script" "$n" "$m" "$@")
 array=${array%%;*}
+# the merge job's command line, each word quoted for the shell that runs it
+q_bin=$(printf '%q' "$bin")
+q_dir=$(printf '%q' "$dir")
 merge=$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes \
     --job-name="nqueens-$n-merge" --output="$dir/merge.out" \
-    --wrap="$bin merge $dir/shard-*.json --json > $dir/total.json.tmp && mv $dir/total.json.tmp $dir/total.json")
+    --wrap="$q_bin merge $q_dir/shard-*.json --json > $q_dir/total.json.tmp && mv $q_dir/total.json.tmp $q_dir/total.json")
 merge=${merge%%;*}
 echo "submitted array job $array ($m shards) and merge job $merge; total will be in $dir/total.json"
 echo "each task's messages: $dir/slurm-${array}_TASK.out; a failed task cancels the merge job (see the head of $script)"

@@ -52,7 +52,9 @@ jobs_now() { squeue -h -o %i | wc -l; }
 
 # --- bad input: one line on stderr, nothing submitted
 mkdir -p nobin
-for bad in "19" "19 0" "19 abc" "19 -2" "19 007" "40 4" "19 4 --engine quadrant --unique" "19 4 --bogus"; do
+# (the flags every task sets itself: given again, every task would refuse them)
+for bad in "19" "19 0" "19 abc" "19 -2" "19 007" "40 4" "19 4 --engine quadrant --unique" "19 4 --bogus" \
+    "8 4 --json" "8 4 --threads 3" "8 4 --checkpoint x" "8 4 --progress always"; do
     # shellcheck disable=SC2086 # the words are the arguments
     if bash "$array_sh" $bad 2> err; then fail "slurm-array.sh $bad was accepted"; fi
     [ "$(wc -l < err)" -eq 1 ] || fail "slurm-array.sh $bad: not one line: $(cat err)"
@@ -69,6 +71,9 @@ read -r big big_merge < <(submit 19 2)
 read -r uniq uniq_merge < <(submit 13 3 --unique)
 read -r d4 d4_merge < <(submit 12 2 --engine d4)
 read -r mirror mirror_merge < <(submit 11 2 --engine mirror)
+# N as nqueens reads it: " 9" is 9, in nqueens-9-2
+read -r spaced spaced_merge < <(submit " 9" 2)
+[ -n "$spaced" ] || fail "no job id from slurm-array.sh ' 9' 2"
 mkdir -p nqueens-10-2/shard-1.ckpt # task 1's checkpoint cannot be written: it fails
 read -r bad bad_merge < <(submit 10 2)
 
@@ -94,14 +99,14 @@ wait_until 240 "the N = 19 merge" merged 19-2
 resumed=$(total_of 19-2 resumed_subtasks)
 [ "$resumed" -gt 0 ] || fail "N = 19: no resumed subtasks after the preemption"
 say "N = 19: 4968057848, complete, $resumed subtasks resumed"
-for run in "13-3 73712 9233 d4" "12-2 14200 - d4" "11-2 2680 - mirror"; do
+for run in "13-3 73712 9233 d4" "12-2 14200 - d4" "11-2 2680 - mirror" "9-2 352 - d4"; do
     read -r dir total unique engine <<< "$run"
     wait_until 60 "the N = $dir merge" merged "$dir"
     [ "$(total_of "$dir" total)" = "$total" ] || fail "$dir: $(cat "nqueens-$dir/total.json")"
     [ "$unique" = - ] || [ "$(total_of "$dir" unique)" = "$unique" ] || fail "$dir unique"
     [ "$(total_of "$dir" engine)" = "$engine" ] || fail "$dir: engine $(total_of "$dir" engine)"
 done
-say "--unique, d4 and mirror arrays merged to their counts"
+say "--unique, d4 and mirror arrays merged to their counts, and N = ' 9' as 9"
 
 # --- the failed task: Slurm cancels the merge job, the task's output says why
 merge_gone() {

@@ -248,3 +248,21 @@ fn refusals_name_flags_on_the_command_line_and_not_in_the_library() {
         );
     }
 }
+
+/// Numbers on the command line: spaces around, a leading `+` and leading zeros are read as
+/// decimal (docs/cli.md); anything else is a usage error.
+#[test]
+fn numbers_on_the_command_line_follow_the_documented_rule() {
+    for n in [" 5", "5 ", "+5", "005"] {
+        assert_eq!(
+            run(&["count", n]),
+            (0, "10\n".into(), String::new()),
+            "{n:?}"
+        );
+    }
+    assert_eq!(run(&["count", "8", "-t", "+02"]).1, "92\n");
+    for n in ["0x5", "5.0", "-5", "", "5e0"] {
+        let (code, out, err) = run(&["count", n]);
+        assert_eq!((code, out.as_str()), (2, ""), "{n:?}: {err}");
+    }
+}
