@@ -424,7 +424,8 @@ pub fn verify(
             // a unit recounted from the same tables could repeat their fault: searched instead
             Some(layout) => {
                 let kernel = crate::kernel::Chosen::resolve(run_opts.kernel)?;
-                let threads = crate::parallel::resolve_threads(run_opts.threads)?;
+                // the threads fitted to the process's room, as a count's are
+                let threads = crate::settings::for_plan(&plan, &run_opts)?.threads;
                 let workers = crate::parallel::Workers::new(threads, run_opts.pin)?;
                 layout.recount_by_rows(&ids, kernel, &workers)?
             }

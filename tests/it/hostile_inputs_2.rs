@@ -215,6 +215,34 @@ fn threads_that_do_not_fit_the_address_space_are_not_started() {
     }
 }
 
+/// `merge --verify` fits its threads to the process's room as `count` does: 64 threads under
+/// a 40 MB address space failed to start (exit 1) or aborted (SIGABRT, on Zen 4).
+#[test]
+fn merge_verify_fits_its_threads_to_the_address_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut shards = Vec::new();
+    for i in 0..2 {
+        let out = Command::new(bin())
+            .args(["count", "15", "--json", "--shard", &format!("{i}/2")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let path = dir.path().join(format!("s{i}.json"));
+        std::fs::write(&path, &out.stdout).unwrap();
+        shards.push(format!("'{}'", path.display()));
+    }
+    let script = format!(
+        "ulimit -v 40000 && exec '{}' merge {} --verify 64 -t 64",
+        bin().display(),
+        shards.join(" ")
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2279184\n");
+    assert!(err.contains("all agree"), "{err}");
+}
+
 /// Auto chooses the plan from the limits as set, never from what the process has mapped at
 /// that moment (under `ulimit -v` the same command took d4 or quadrant from run to run, and
 /// its shards would not merge): where the tables then do not fit the room left, each unit's
