@@ -205,7 +205,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     use nqueens::scale;
     // a stop ends the measurement: what was measured is printed, then the signal's exit code
-    let stop = interrupt_flag()?;
+    let stop = interrupt_flag("nqueens: interrupted again: ended at once".into())?;
     let asked = args
         .threads
         .clone()
@@ -306,17 +306,30 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once.
-fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+/// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once,
+/// saying `again` (it ended silently before: a user could not tell whether the save after
+/// the first was made).
+fn interrupt_flag(again: String) -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
-    for (signal, code) in STOP_SIGNALS {
-        signal_hook::flag::register_conditional_shutdown(signal, code.into(), flag.clone())?;
-        if code == EXIT_HANGUP {
-            signal_hook::flag::register(signal, HANGUP.clone())?;
+    {
+        for (signal, code) in STOP_SIGNALS {
+            if code == EXIT_HANGUP {
+                signal_hook::flag::register(signal, HANGUP.clone())?;
+            }
+            signal_hook::flag::register(signal, flag.clone())?;
         }
-        signal_hook::flag::register(signal, flag.clone())?;
+        let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
+        std::thread::spawn(move || {
+            // the first is the run's to act on; the second ends the process
+            if signals.forever().nth(1).is_some() {
+                say_interrupted(&again);
+                std::process::exit(interrupted_code().into());
+            }
+        });
     }
+    #[cfg(not(unix))]
+    let _ = again;
     Ok(flag)
 }
 
@@ -379,7 +392,14 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
 
 fn count(args: &CountArgs) -> Result<ExitCode> {
     // signals first: a SIGTERM while threads start or the plan is built is not lost
-    let cancel = interrupt_flag()?;
+    let again = match &args.checkpoint {
+        Some(path) => format!(
+            "nqueens: interrupted again: ended at once, without the save that follows a stop; {} holds the save before it: run the same command to resume",
+            path.display()
+        ),
+        None => "nqueens: interrupted again: ended at once".into(),
+    };
+    let cancel = interrupt_flag(again)?;
     let prefix = match &args.prefix {
         Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
         None => None,

@@ -661,6 +661,39 @@ fn a_full_stdout_is_named_in_one_line() {
     }
 }
 
+/// A second signal ends a run at once, and says so (it ended silently, exit 130: whether the
+/// save after the first was made could not be told). Both signals are made pending together,
+/// the process stopped meanwhile, so the test does not hang on timing.
+#[test]
+fn a_second_signal_ends_the_run_with_a_line_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let child = start_long_count(&ck);
+    wait_for_checkpoint(&ck);
+    for signal in ["-STOP", "-INT", "-TERM", "-CONT"] {
+        kill(signal, child.id());
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("nqueens: interrupted")),
+        "{err}"
+    );
+    // the checkpoint holds a save either way: the same command resumes
+    let (code, out, err) = run(&[
+        "count",
+        "17",
+        "--engine",
+        "d4",
+        "--json",
+        "--checkpoint",
+        &ck.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json(&out)["resumed_subtasks"].as_u64().unwrap() > 0);
+}
+
 /// Waits until process `pid` catches `signal` (its handler is installed: Linux's
 /// `/proc/PID/status`, `SigCgt`), so a signal sent next reaches the handler.
 fn wait_until_caught(pid: u32, signal: u32) {
