@@ -205,7 +205,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     use nqueens::scale;
     // a stop ends the measurement: what was measured is printed, then the signal's exit code
-    let stop = interrupt_flag("nqueens: interrupted again: ended at once".into())?;
+    let stop = interrupt_flag(Some("nqueens: interrupted again: ended at once".into()))?;
     let asked = args
         .threads
         .clone()
@@ -309,7 +309,9 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
 /// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once,
 /// saying `again` (it ended silently before: a user could not tell whether the save after
 /// the first was made).
-fn interrupt_flag(again: String) -> Result<Arc<AtomicBool>> {
+/// `None`: the caller ends the process at the first signal itself ([`exit_on_signal`]), and
+/// no thread waits for a second.
+fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
     {
@@ -319,14 +321,16 @@ fn interrupt_flag(again: String) -> Result<Arc<AtomicBool>> {
             }
             signal_hook::flag::register(signal, flag.clone())?;
         }
-        let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
-        std::thread::spawn(move || {
-            // the first is the run's to act on; the second ends the process
-            if signals.forever().nth(1).is_some() {
-                say_interrupted(&again);
-                std::process::exit(interrupted_code().into());
-            }
-        });
+        if let Some(again) = again {
+            let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
+            std::thread::spawn(move || {
+                // the first is the run's to act on; the second ends the process
+                if signals.forever().nth(1).is_some() {
+                    say_interrupted(&again);
+                    std::process::exit(interrupted_code().into());
+                }
+            });
+        }
     }
     #[cfg(not(unix))]
     let _ = again;
@@ -391,14 +395,19 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
 }
 
 fn count(args: &CountArgs) -> Result<ExitCode> {
-    // signals first: a SIGTERM while threads start or the plan is built is not lost
-    let again = match &args.checkpoint {
-        Some(path) => format!(
+    // signals first: a SIGTERM while threads start or the plan is built is not lost. With
+    // nothing to save (no checkpoint, or a dry run) the first one ends the process at once;
+    // otherwise it stops the run, which saves, and a second one ends the process
+    let saves = args.checkpoint.is_some() && !args.dry_run;
+    if !saves {
+        exit_on_signal()?;
+    }
+    let again = args.checkpoint.as_ref().filter(|_| saves).map(|path| {
+        format!(
             "nqueens: interrupted again: ended at once, without the save that follows a stop; {} holds the save before it: run the same command to resume",
             path.display()
-        ),
-        None => "nqueens: interrupted again: ended at once".into(),
-    };
+        )
+    });
     let cancel = interrupt_flag(again)?;
     let prefix = match &args.prefix {
         Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
@@ -417,8 +426,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         ..RunSettings::new(args.n, args.options(), prefix)
     };
     if args.dry_run {
-        // nothing to save: a signal ends it at once (N = 23's plan takes half a second)
-        exit_on_signal()?;
+        // a signal has ended it at once (N = 23's plan takes half a second)
         return dry_run(&settings);
     }
     let bar = Progress::new(args.progress);
@@ -452,9 +460,6 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         say_interrupted(&interrupted);
         std::process::exit(interrupted_code().into());
     };
-    if args.checkpoint.is_none() {
-        exit_on_signal()?;
-    }
     let hooks = Hooks {
         cancel: Some(&cancel),
         progress: Some(&report),
