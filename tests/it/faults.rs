@@ -470,10 +470,10 @@ fn the_progress_bar_of_a_resumed_run_estimates_from_its_own_pace() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck");
     let child = start_long_count(&ck);
-    std::thread::sleep(Duration::from_millis(2500));
+    wait_for_checkpoint(&ck);
     kill("-INT", child.id());
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
-    let resumed = Command::new(bin())
+    let mut resumed = Command::new(bin())
         .args([
             "count",
             "17",
@@ -492,10 +492,18 @@ fn the_progress_bar_of_a_resumed_run_estimates_from_its_own_pace() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    // stopped once it has drawn a bar with an estimate (an event, not a delay)
+    let mut stderr = std::io::BufReader::new(resumed.stderr.take().unwrap());
+    let mut err = String::new();
+    while !err.contains(" eta ") {
+        let mut line = Vec::new();
+        let read = std::io::BufRead::read_until(&mut stderr, b'\n', &mut line).unwrap();
+        assert!(read > 0, "no progress bar before the end: {err}");
+        err.push_str(&String::from_utf8_lossy(&line));
+    }
     kill("-INT", resumed.id());
-    let out = resumed.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    std::io::Read::read_to_string(&mut stderr, &mut err).unwrap();
+    assert_eq!(resumed.wait().unwrap().code(), Some(130), "{err}");
     let bars: Vec<&str> = err.lines().filter(|l| l.contains(" eta ")).collect();
     assert!(!bars.is_empty(), "{err}");
     assert!(bars.iter().all(|l| !l.ends_with("eta 0s")), "{err}");
@@ -769,7 +777,7 @@ fn sigterm_ends_list_and_scale_with_130() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(400));
+        wait_until_caught(child.id(), 15);
         kill("-TERM", child.id());
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(130), "{args:?}");
