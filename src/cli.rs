@@ -38,6 +38,13 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Print a manual page (roff, for man(1)): nqueens(1), or nqueens-COMMAND(1) for one
+    /// command (`nqueens man count > nqueens-count.1`).
+    Man {
+        /// The command whose page to print (count, list, merge, scale, devices,
+        /// completions, man); none: the program's.
+        command: Option<String>,
+    },
 }
 
 /// `nqueens scale N`.

@@ -199,6 +199,37 @@ fn run(cli: Cli) -> Result<ExitCode> {
             stdout().write_all(&script)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Man { command } => {
+            // from the same definitions as --help: the pages cannot drift from the program
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            cmd.build();
+            let cmd = match command {
+                None => cmd,
+                Some(name) => {
+                    let ours = |c: &&clap::Command| c.get_name() != "help";
+                    let Some(sub) = cmd.find_subcommand(&name).filter(ours) else {
+                        let names: Vec<&str> = cmd
+                            .get_subcommands()
+                            .filter(ours)
+                            .map(|c| c.get_name())
+                            .collect();
+                        say!(
+                            "nqueens: man: no command '{name}': one of {}",
+                            names.join(", ")
+                        );
+                        return Ok(ExitCode::from(EXIT_USAGE));
+                    };
+                    let page = format!("nqueens-{}", sub.get_name());
+                    sub.clone()
+                        .display_name(page)
+                        .bin_name(format!("nqueens {name}"))
+                }
+            };
+            let mut page = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut page)?;
+            stdout().write_all(&page)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -266,3 +266,35 @@ fn numbers_on_the_command_line_follow_the_documented_rule() {
         assert_eq!((code, out.as_str()), (2, ""), "{n:?}: {err}");
     }
 }
+
+/// `nqueens man` prints the program's page and `nqueens man COMMAND` that command's, with
+/// every flag its `--help` lists; another name is a usage error.
+#[test]
+fn man_pages_come_from_the_command_definitions() {
+    let (code, page, err) = run(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains(".TH nqueens 1"), "{page}");
+    for command in ["count", "list", "merge", "scale"] {
+        assert!(
+            page.contains(&format!("nqueens\\-{command}(1)")),
+            "{command}"
+        );
+        let (code, page, err) = run(&["man", command]);
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains(&format!(".TH nqueens-{command} 1")), "{page}");
+        let help = run(&[command, "--help"]).1;
+        for flag in help.split_whitespace().filter(|w| w.starts_with("--")) {
+            let flag = flag.trim_end_matches(|c: char| !c.is_alphanumeric());
+            // roff escapes the dashes
+            let roff = flag.replace('-', "\\-");
+            assert!(page.contains(&roff), "man {command} lacks {flag}");
+        }
+    }
+    let (code, out, err) = run(&["man", "bogus"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains("'bogus'") && err.contains("count, list"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}

@@ -818,7 +818,7 @@ fn scale_always_measures_one_thread_once_and_checks_the_plot_first() {
 #[test]
 fn the_command_line_reference_documents_every_flag() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    for command in ["count", "list", "merge", "scale", "completions"] {
+    for command in ["count", "list", "merge", "scale", "completions", "man"] {
         assert!(doc.contains(&format!("nqueens {command}")), "{command}");
         let help = run(&[command, "--help"]).1;
         for flag in help.split_whitespace().filter(|w| w.starts_with("--")) {
