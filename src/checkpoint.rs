@@ -13,6 +13,7 @@
 
 use crate::error::Error;
 use crate::found::Found;
+use crate::parallel::lock;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::TryReserveError;
@@ -352,7 +353,7 @@ impl Checkpoint {
         if let Ok(d) = fs::File::open(&self.dir) {
             let _ = d.sync_all();
         }
-        *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(done.len());
+        *lock(&self.held) = Some(done.len());
         Ok(())
     }
 
@@ -363,7 +364,7 @@ impl Checkpoint {
             Error::Checkpoint { reason, .. } => reason,
             other => other.to_string(),
         };
-        match *self.held.lock().unwrap_or_else(|e| e.into_inner()) {
+        match *lock(&self.held) {
             Some(held) => format!(
                 "{reason}; the file still holds {held} of {of} finished subtasks, from its last save"
             ),

@@ -48,6 +48,12 @@ const STOP_SIGNALS: [(i32, u8); 3] = [
 /// Set by SIGHUP, which stops a run as SIGTERM does, with its own exit code.
 static HANGUP: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
 
+/// Locks `m`, taking its data even if a thread panicked holding it (the same rule as the
+/// library's): a message or a line of progress is never lost to a poisoned lock.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Writes one line on stderr. A stderr that cannot take it (full, closed) is ignored: a
 /// message must never take the program down.
 macro_rules! say {
@@ -373,7 +379,7 @@ fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
 /// (so the process cannot end between the two with nothing said).
 fn say_interrupted(message: &str) {
     static SAID: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    let mut said = lock(&SAID);
     if !*said {
         say!("{message}");
         *said = true;
@@ -470,7 +476,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
     let last_save_error = std::sync::Mutex::new(String::new());
     let save_failed = |e: &Error| {
         let line = e.to_string();
-        let mut last = last_save_error.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = lock(&last_save_error);
         if *last != line {
             say!("nqueens: {line}; trying again at every save");
             *last = line;

@@ -2,6 +2,14 @@
 //! that listing runs on.
 
 use crate::error::Error;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Locks `m`, taking its data even if a thread panicked holding it: the panic ends the run
+/// with its own error, and what these locks guard (counters, flags, lists of results) stays
+/// whole between statements.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The most worker threads a run may ask for: far above any machine's cores, far below what
 /// exhausts memory while the threads start.
@@ -63,7 +71,7 @@ pub(crate) struct Turn<'a>(&'a Turns);
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        *self.0.free.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        *lock(&self.0.free) += 1;
         self.0.returned.notify_one();
     }
 }
@@ -107,7 +115,7 @@ impl Workers {
     /// logical CPU are searching).
     pub fn turn(&self) -> Option<Turn<'_>> {
         let turns = self.turns.as_deref()?;
-        let free = turns.free.lock().unwrap_or_else(|p| p.into_inner());
+        let free = lock(&turns.free);
         let mut free = turns
             .returned
             .wait_while(free, |free| *free == 0)
@@ -190,7 +198,7 @@ struct Gate {
 
 impl Gate {
     fn wait(&self) {
-        let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let open = lock(&self.open);
         let _open = self
             .opened
             .wait_while(open, |open| !*open)
@@ -198,7 +206,7 @@ impl Gate {
     }
 
     fn open(&self) {
-        *self.open.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        *lock(&self.open) = true;
         self.opened.notify_all();
     }
 }

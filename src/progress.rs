@@ -71,7 +71,7 @@ impl Progress {
             return;
         }
         if !self.delayed || self.bar.elapsed() >= AUTO_DELAY {
-            let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+            let mut target = crate::lock(&self.target);
             if let Some(target) = target.take() {
                 self.bar.set_draw_target(target);
             }
@@ -95,7 +95,7 @@ struct LineTerm {
 impl LineTerm {
     /// Writes `s` as a line unless a line went out less than a second ago.
     fn line(&self, s: &str) -> io::Result<()> {
-        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let mut last = crate::lock(&self.last);
         if last.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
             return Ok(());
         }

@@ -19,6 +19,7 @@ use crate::execute::{self, Executed, Facts, Job};
 use crate::found::Found;
 use crate::kernel::KernelChoice;
 use crate::options::CountOptions;
+use crate::parallel::lock;
 use crate::plan::Plan;
 use crate::settings::Settings;
 use crate::shard::Shard;
@@ -510,11 +511,6 @@ fn drain(inbox: &Mutex<Inbox>, done: &mut DoneSet) {
     for (k, part) in lock(inbox).parts.drain(..) {
         done.insert(k, part);
     }
-}
-
-/// A lock whose holder cannot leave anything half-written (a push, an addition).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The process's peak resident set (`VmHWM`), on Linux.

@@ -8,7 +8,7 @@ use crate::gpu::items::{kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
 use crate::gpu::{Flight, Gpu, ItemCount};
 use crate::kernel::Chosen;
-use crate::parallel::Workers;
+use crate::parallel::{lock, Workers};
 use crate::plan::Rows;
 use crate::subtask::{count_raw, Kernels, Raw};
 use std::ops::Range;
@@ -57,7 +57,7 @@ impl List {
     }
 
     fn take_front(&self) -> Option<usize> {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = lock(&self.open);
         (!open.is_empty()).then(|| {
             open.start += 1;
             open.start - 1
@@ -68,7 +68,7 @@ impl List {
     /// thread that would still be counting when the GPUs have done all the rest takes none:
     /// near the end of a run on a fast GPU, the CPU would only make it later.
     fn take_back(&self, cpu_secs: Option<f64>) -> Option<usize> {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = lock(&self.open);
         if open.is_empty() {
             return None;
         }

@@ -12,6 +12,7 @@ pub(crate) mod ledger;
 
 use crate::device::Adapter;
 use crate::error::Error;
+use crate::parallel::lock;
 use crate::plan::Rows;
 use items::{Item, Kind};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -161,7 +162,7 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
             }
         }
     };
-    let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut opened = lock(&OPENED);
     let mut gpus = Vec::new();
     for (k, &index) in chosen.iter().enumerate() {
         let key = (index, chosen[..k].iter().filter(|&&i| i == index).count());
@@ -256,7 +257,7 @@ impl Gpu {
         let failure = Arc::new(Mutex::new(None));
         let record = failure.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            let mut first = record.lock().unwrap_or_else(|p| p.into_inner());
+            let mut first = lock(&record);
             first.get_or_insert_with(|| e.to_string());
         }));
         let workgroup_limit = limits.max_compute_workgroup_storage_size;
@@ -289,7 +290,7 @@ impl Gpu {
 
     /// Fails with the first error the device reported, if any.
     fn check(&self) -> Result<(), Error> {
-        match &*self.failure.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &*lock(&self.failure) {
             Some(e) => Err(Error::Failed(format!(
                 "the GPU {} failed: {e}",
                 self.info.name

@@ -7,6 +7,7 @@
 
 use super::pattern::{Pattern, Region};
 use super::quarter::RowSet;
+use crate::parallel::lock;
 use std::collections::{TryReserveError, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -93,7 +94,7 @@ impl RowSets {
     pub(crate) fn get(&self, rows: u64) -> Result<Lent, TryReserveError> {
         let local = self.region.local_rows(rows);
         let entry = {
-            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            let mut recent = lock(&self.recent);
             let entry = match recent.iter().position(|(r, _)| *r == local) {
                 Some(at) => recent.remove(at).expect("found").1,
                 None => Entry::default(),

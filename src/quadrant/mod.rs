@@ -31,7 +31,7 @@ use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::{Chosen, Start, Tally};
 use crate::memory::Budget;
-use crate::parallel::Workers;
+use crate::parallel::{lock, Workers};
 use cache::{Books, RowSets};
 use half::{Halves, South};
 use pattern::{Packed, Pattern, Region, Shift};
@@ -224,7 +224,7 @@ impl Layout {
         workers: &Workers,
         stop: &AtomicBool,
     ) -> Result<Option<()>, Error> {
-        let _one_build = self.building.lock().unwrap_or_else(|p| p.into_inner());
+        let _one_build = lock(&self.building);
         if self.halves.get().is_some() {
             return Ok(Some(()));
         }

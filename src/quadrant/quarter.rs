@@ -14,7 +14,7 @@
 use super::pattern::{Pattern, Region, Stored};
 use crate::error::Error;
 use crate::memory::memory_short;
-use crate::parallel::Workers;
+use crate::parallel::{lock, Workers};
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -271,10 +271,6 @@ pub(crate) fn placements(rows: usize, cols: usize, stop: &AtomicBool) -> Option<
     let per_rows: Arc<[u64]> = count.out.into();
     lock(&COUNTED).push((shape, per_rows.clone()));
     Some(per_rows)
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Bytes a [`RowSet`] of `placements` placements stored as `P` takes in a quarter `cols`
