@@ -3,7 +3,8 @@
 
 use crate::cli::run;
 use crate::cluster::{
-    bin, merge_files, shard_files, shard_record, start_long_count, wait_for_checkpoint, write,
+    bin, merge_files, resume, shard_files, shard_record, start_long_count, wait_for_checkpoint,
+    write,
 };
 use crate::oeis::known;
 use serde_json::Value;
@@ -689,17 +690,9 @@ fn a_second_signal_ends_the_run_with_a_line_saying_so() {
         "{err}"
     );
     // the checkpoint holds a save either way: the same command resumes
-    let (code, out, err) = run(&[
-        "count",
-        "17",
-        "--engine",
-        "d4",
-        "--json",
-        "--checkpoint",
-        &ck.display().to_string(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert!(json(&out)["resumed_subtasks"].as_u64().unwrap() > 0);
+    let v = resume(&ck);
+    assert_eq!(v["total"], known(17).0.to_string());
+    assert!(v["resumed_subtasks"].as_u64().unwrap() > 0);
 }
 
 /// Waits until process `pid` catches `signal` (its handler is installed: Linux's
