@@ -17,7 +17,6 @@ use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
 use crate::execute::{self, Executed, Facts, Job};
 use crate::found::Found;
-use crate::kernel::KernelChoice;
 use crate::options::CountOptions;
 use crate::parallel::lock;
 use crate::plan::Plan;
@@ -100,11 +99,34 @@ impl RunSettings {
         resumed: Option<&RunIdentity>,
         stop: &AtomicBool,
     ) -> Result<(Plan, Settings), Error> {
-        if let (Some(saved), Some(path)) = (resumed, &self.checkpoint) {
-            self.refuse_another_run(saved, path)?;
-        }
+        let (Some(saved), Some(path)) = (resumed, &self.checkpoint) else {
+            return crate::settings::resolve(
+                self.n,
+                self.prefix.as_deref(),
+                &self.options,
+                None,
+                stop,
+            );
+        };
+        self.refuse_another_run(saved, path)?;
         let (n, prefix) = (self.n, self.prefix.as_deref());
-        crate::settings::resolve(n, prefix, &self.options, resumed, stop)
+        match crate::settings::resolve(n, prefix, &self.options, resumed, stop) {
+            // auto took the file's engine: a usage error a new run would not meet is that
+            // engine refusing this run's flags (a split depth, a kernel), so the file is
+            // another run's, not the user's mistake
+            Err(e)
+                if e.is_usage()
+                    && self.options.engine == EngineChoice::Auto
+                    && crate::settings::resolve(n, prefix, &self.options, None, stop).is_ok() =>
+            {
+                Err(another_run(
+                    saved,
+                    path,
+                    &format!("what engine {} does not take: {e}", saved.engine),
+                ))
+            }
+            resolved => resolved,
+        }
     }
 
     /// The plan [`run`] would count with these settings, its checkpoint read as the run
@@ -131,16 +153,7 @@ impl RunSettings {
     /// resumed on a GPU. (Every other difference is found when its finished subtasks are
     /// loaded.)
     fn refuse_another_run(&self, saved: &RunIdentity, path: &std::path::Path) -> Result<(), Error> {
-        let written_by = format!(
-            "belongs to another run, written by a run of N = {} with engine {} (split depth {})",
-            saved.n, saved.engine, saved.split_depth
-        );
-        let refuse = |asked: String| {
-            Err(Error::Checkpoint {
-                path: path.display().to_string(),
-                reason: format!("{written_by}; this run asks for {asked}"),
-            })
-        };
+        let refuse = |asked: String| Err(another_run(saved, path, &asked));
         let options = &self.options;
         if saved.n != self.n {
             return refuse(format!("N = {}: use another file or delete it", self.n));
@@ -155,19 +168,6 @@ impl RunSettings {
                 saved.engine
             ));
         }
-        // what auto would resume with the quadrant engine, and the engine does not take
-        if saved.engine == Engine::Quadrant && options.engine == EngineChoice::Auto {
-            if options.split_depth.is_some() {
-                return refuse(
-                    "a split depth, and the quadrant engine is not split by rows: resume it without --split-depth, or use another file".into(),
-                );
-            }
-            if options.kernel == KernelChoice::Avx512 {
-                return refuse(
-                    "kernel avx512, and the quadrant engine has no AVX-512 loop: resume it with --kernel auto or scalar, or use another file".into(),
-                );
-            }
-        }
         let gpu = matches!(options.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly)
             || options.gpus.is_some();
         if saved.engine == Engine::Quadrant && gpu {
@@ -176,6 +176,18 @@ impl RunSettings {
             );
         }
         Ok(())
+    }
+}
+
+/// The checkpoint at `path`, written by the run `saved`, refused for a run that asks for
+/// `asked`.
+fn another_run(saved: &RunIdentity, path: &std::path::Path, asked: &str) -> Error {
+    Error::Checkpoint {
+        path: path.display().to_string(),
+        reason: format!(
+            "belongs to another run, written by a run of N = {} with engine {} (split depth {}); this run asks for {asked}",
+            saved.n, saved.engine, saved.split_depth
+        ),
     }
 }
 
