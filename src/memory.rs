@@ -68,10 +68,7 @@ impl Room {
     /// How many of `asked` worker threads fit: those whose address space takes at most half
     /// of what the address-space limit leaves, and at least one.
     pub(crate) fn threads(&self, asked: usize) -> usize {
-        match self.address_space_left {
-            Some(left) => asked.min((left / 2 / PER_THREAD).max(1) as usize),
-            None => asked,
-        }
+        threads_within(asked, self.address_space_left)
     }
 
     /// What the tables may take beside `threads` workers, now: `asked` (`--memory-limit`)
@@ -85,10 +82,7 @@ impl Room {
     /// mapped at this moment (which varies from run to run): what a choice of plan reads, so
     /// that the same command always makes the same plan.
     pub(crate) fn tables_as_set(&self, asked: Option<u64>, threads: usize) -> Budget {
-        let threads = match self.address_space {
-            Some(limit) => threads.min((limit / 2 / PER_THREAD).max(1) as usize),
-            None => threads,
-        };
+        let threads = threads_within(threads, self.address_space);
         self.budget(asked, threads, self.address_space)
     }
 
@@ -127,6 +121,15 @@ impl Room {
     /// The address-space limit's room, for messages (`None`: no limit).
     pub(crate) fn address_space_left(&self) -> Option<u64> {
         self.address_space_left
+    }
+}
+
+/// How many of `asked` threads take at most half of `room` bytes of address space (all of
+/// them without a limit), and at least one.
+fn threads_within(asked: usize, room: Option<u64>) -> usize {
+    match room {
+        Some(room) => asked.min((room / 2 / PER_THREAD).max(1) as usize),
+        None => asked,
     }
 }
 
