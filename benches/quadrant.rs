@@ -9,9 +9,8 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use nqueens::{count, count_subtasks, CountOptions, EngineChoice, KernelChoice, Plan};
 use std::time::Duration;
 
-const A000170: [u128; 16] = [
-    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512,
-];
+#[path = "../tests/it/oeis.rs"]
+mod oeis;
 
 fn options(kernel: KernelChoice) -> CountOptions {
     CountOptions {
@@ -30,7 +29,12 @@ fn sizes(c: &mut Criterion) {
     let opts = options(KernelChoice::Auto);
     for n in 13..=16 {
         group.bench_with_input(BenchmarkId::new("auto", n), &n, |b, &n| {
-            b.iter(|| assert_eq!(count(black_box(n), &opts).unwrap().total, A000170[n - 1]))
+            b.iter(|| {
+                assert_eq!(
+                    count(black_box(n), &opts).unwrap().total,
+                    oeis::TOTAL[n - 1]
+                )
+            })
         });
     }
     group.finish();
@@ -47,7 +51,7 @@ fn pair_loops(c: &mut Criterion) {
     ] {
         let opts = options(kernel);
         group.bench_function(BenchmarkId::new(name, 15), |b| {
-            b.iter(|| assert_eq!(count(black_box(15), &opts).unwrap().total, A000170[14]))
+            b.iter(|| assert_eq!(count(black_box(15), &opts).unwrap().total, oeis::TOTAL[14]))
         });
     }
     group.finish();

@@ -7,9 +7,8 @@ use nqueens::Kernel;
 use nqueens::{count, CountOptions, EngineChoice, KernelChoice};
 use std::time::Duration;
 
-const A000170: [u128; 15] = [
-    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184,
-];
+#[path = "../tests/it/oeis.rs"]
+mod oeis;
 
 fn options(engine: EngineChoice, threads: Option<usize>) -> CountOptions {
     CountOptions {
@@ -29,7 +28,12 @@ fn sequential(c: &mut Criterion) {
         for n in 10..=14 {
             let opts = options(engine, Some(1));
             group.bench_with_input(BenchmarkId::new(name, n), &n, |b, &n| {
-                b.iter(|| assert_eq!(count(black_box(n), &opts).unwrap().total, A000170[n - 1]))
+                b.iter(|| {
+                    assert_eq!(
+                        count(black_box(n), &opts).unwrap().total,
+                        oeis::TOTAL[n - 1]
+                    )
+                })
             });
         }
     }
@@ -52,7 +56,7 @@ fn kernels(c: &mut Criterion) {
             ..options(EngineChoice::D4, Some(1))
         };
         group.bench_function(BenchmarkId::new(kernel.name(), 14), |b| {
-            b.iter(|| assert_eq!(count(black_box(14), &opts).unwrap().total, A000170[13]))
+            b.iter(|| assert_eq!(count(black_box(14), &opts).unwrap().total, oeis::TOTAL[13]))
         });
     }
     group.finish();
@@ -66,7 +70,7 @@ fn parallel(c: &mut Criterion) {
     for (name, engine) in [("mirror", EngineChoice::Mirror), ("d4", EngineChoice::D4)] {
         let opts = options(engine, None);
         group.bench_function(BenchmarkId::new(name, 14), |b| {
-            b.iter(|| assert_eq!(count(black_box(14), &opts).unwrap().total, A000170[13]))
+            b.iter(|| assert_eq!(count(black_box(14), &opts).unwrap().total, oeis::TOTAL[13]))
         });
     }
     group.finish();

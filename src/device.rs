@@ -10,19 +10,24 @@
 /// assert_eq!((c.total, c.device.as_str(), c.gpu_subtasks), (352, "cpu", 0));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum DeviceChoice {
+    /// Every GPU for large boards when there is one (CPU threads help), else the CPU.
+    ///
     /// Every real GPU of the machine for boards of [`AUTO_GPU_MIN_N`] and more, when one
-    /// opens (CPU threads share their work, and the engine is the full-symmetry one); the
-    /// CPU otherwise.
+    /// opens, with the full-symmetry engine.
     #[default]
     Auto,
     /// The CPU only.
     Cpu,
-    /// Every GPU (a CPU-emulated adapter such as lavapipe is accepted when it is the only
-    /// one), CPU threads sharing its work; an error without one.
+    /// The GPUs (an error without one), CPU threads sharing their work.
+    ///
+    /// A CPU-emulated adapter such as lavapipe is accepted when it is the only one.
     Gpu,
-    /// Like [`DeviceChoice::Gpu`], but the CPU threads count only what no GPU takes (the
-    /// mirror and plain frames with `--unique`): the GPU's speed alone, for measuring it.
+    /// The GPUs alone; CPU threads count only what no GPU takes.
+    ///
+    /// What no GPU takes: the mirror and plain frames with `--unique`. The GPU's speed alone,
+    /// for measuring it.
     GpuOnly,
 }
 

@@ -10,15 +10,18 @@
 /// assert_eq!((c.total, c.engine), (14200, Engine::Mirror));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum EngineChoice {
-    /// The fastest engine that applies (full symmetry from N = 4 on).
+    /// The fastest engine that applies.
+    ///
+    /// See [`crate::CountOptions::plan`] for the rule.
     #[default]
     Auto,
     /// First-row mirror halving.
     Mirror,
-    /// The full 8-fold symmetry decomposition.
+    /// Full 8-fold symmetry.
     D4,
-    /// Quadrant meet-in-the-middle (totals only).
+    /// Quadrant meet-in-the-middle (totals only, N up to 23).
     Quadrant,
 }
 

@@ -111,9 +111,6 @@ pub enum Error {
     /// A split depth given to an engine that is not split by rows.
     #[error("engine {} is not split by rows: it takes no split depth", .0.name())]
     NoSplitDepth(Engine),
-    /// A repeat count of zero (each thread count is timed at least once).
-    #[error("repeat must be at least 1")]
-    ZeroRepeat,
     /// A failure while running (threads that cannot start, a file that cannot be written).
     #[error("{0}")]
     Failed(String),

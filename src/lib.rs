@@ -23,7 +23,7 @@
 //!   [`read_records`] and [`verify`] add shard results up and recount samples of them;
 //! - listing: [`solutions()`], [`Solution`], and [`Lister`] for parallel, ordered output in a
 //!   [`Format`];
-//! - what the program prints: [`export`]; core-scaling measurement: [`scale`];
+//! - what the program prints: [`export`];
 //! - errors: [`Error`] (usage errors, runtime failures and interruption apart).
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -50,7 +50,6 @@ mod plan;
 mod quadrant;
 mod render;
 mod run;
-pub mod scale;
 mod settings;
 mod shard;
 mod solution;

@@ -14,6 +14,29 @@ const LEAST_ADDRESS_SPACE: u64 = 32 << 20;
 /// The table budget where the system says nothing of its memory.
 const UNKNOWN_MACHINE_BUDGET: u64 = 2 << 30;
 
+/// A size in bytes as messages show it: in the largest binary unit that keeps it at 1 or more,
+/// rounded up (`12 MiB`), or with the precision asked for (`{:.1}`: `12.3 MiB`); `{:#}` leaves
+/// out the space, for `key=value` fields (`12.3MiB`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bytes(pub u64);
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+        let power = (self.0.max(1).ilog2() / 10).min(4);
+        let unit = 1u64 << (10 * power);
+        let space = if f.alternate() { "" } else { " " };
+        let name = UNITS[power as usize];
+        match f.precision() {
+            Some(decimals) => {
+                let value = self.0 as f64 / unit as f64;
+                write!(f, "{value:.decimals$}{space}{name}")
+            }
+            None => write!(f, "{}{space}{name}", self.0.div_ceil(unit)),
+        }
+    }
+}
+
 /// The room the process has, read once per run.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Room {
@@ -57,9 +80,9 @@ impl Room {
     pub(crate) fn check(&self) -> Result<(), crate::error::Error> {
         match self.address_space {
             Some(limit) if limit < LEAST_ADDRESS_SPACE => Err(crate::error::Error::Failed(format!(
-                "the address-space limit (ulimit -v) of {} KiB is below the {} MiB a run needs: raise it",
+                "the address-space limit (ulimit -v) of {} KiB is below the {} a run needs: raise it",
                 limit >> 10,
-                LEAST_ADDRESS_SPACE >> 20
+                Bytes(LEAST_ADDRESS_SPACE)
             ))),
             _ => Ok(()),
         }
@@ -151,7 +174,8 @@ impl Budget {
 
     /// What the notes say of it: `the memory limit of 1 GiB`, `the 12 MiB this process's
     /// address-space limit (ulimit -v) leaves them`.
-    pub(crate) fn describe(self, bytes: &str) -> String {
+    pub(crate) fn describe(self) -> String {
+        let bytes = Bytes(self.bytes);
         match self.set_by {
             SetBy::Asked => format!("the memory limit of {bytes}"),
             SetBy::AddressSpace => format!(
@@ -200,6 +224,15 @@ mod tests {
             address_space_left: left,
             cgroup,
         }
+    }
+
+    #[test]
+    fn sizes_are_shown_in_their_largest_unit() {
+        assert_eq!(Bytes(512).to_string(), "512 bytes");
+        assert_eq!(Bytes(32 << 20).to_string(), "32 MiB");
+        assert_eq!(Bytes((4 << 20) + 1).to_string(), "5 MiB");
+        assert_eq!(format!("{:.1}", Bytes(3 << 29)), "1.5 GiB");
+        assert_eq!(format!("{:#.1}", Bytes(12_897_485)), "12.3MiB");
     }
 
     #[test]

@@ -11,13 +11,20 @@ use std::str::FromStr;
 /// assert!(nqueens::Format::from_str("xml").is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
-    /// 1-based columns separated by spaces: `2 4 6 1 3 5`.
+    /// 1-based columns separated by spaces.
+    ///
+    /// `2 4 6 1 3 5`.
     #[default]
     Seq,
-    /// N lines of N cells (`Q` or `.`, space-separated) and an empty line.
+    /// N lines of Q and . cells, then an empty line.
+    ///
+    /// The cells are space-separated.
     Board,
-    /// A JSON array of 1-based columns: `[2,4,6,1,3,5]`.
+    /// A JSON array of 1-based columns per line.
+    ///
+    /// `[2,4,6,1,3,5]`.
     Json,
 }
 

@@ -7,7 +7,7 @@ use crate::checkpoint::RunIdentity;
 use crate::device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
 use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
-use crate::memory::{Budget, Room};
+use crate::memory::{Budget, Bytes, Room};
 use crate::options::CountOptions;
 use crate::plan::Plan;
 use crate::subtask::Kernels;
@@ -220,8 +220,8 @@ impl Fit {
         let threads = room.threads(asked);
         let note = (threads < asked).then(|| {
             format!(
-                "{asked} threads do not fit the {} MiB of address space this process has left (ulimit -v): at most {threads} are started",
-                room.address_space_left().unwrap_or(0) >> 20
+                "{asked} threads do not fit the {} of address space this process has left (ulimit -v): at most {threads} are started",
+                Bytes(room.address_space_left().unwrap_or(0))
             )
         });
         Ok(Fit {

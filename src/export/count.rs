@@ -3,6 +3,7 @@
 use super::schema::SCHEMA_VERSION;
 use crate::counts::Counts;
 use crate::engine::Engine;
+use crate::memory::Bytes;
 use crate::run::RunOutcome;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
@@ -221,15 +222,10 @@ pub fn stats_line(c: &Counts) -> String {
         rate,
         100.0 * c.largest_subtask_share,
         c.peak_memory
-            .map_or("unknown".into(), mib)
+            .map_or("unknown".into(), |b| format!("{:#.1}", Bytes(b)))
     ) + &c
         .tables_bytes
-        .map_or(String::new(), |b| format!(" tables={}", mib(b)))
-}
-
-/// Bytes in MiB, one decimal.
-fn mib(bytes: u64) -> String {
-    format!("{:.1}MiB", bytes as f64 / (1u64 << 20) as f64)
+        .map_or(String::new(), |b| format!(" tables={:#.1}", Bytes(b)))
 }
 
 fn cpu() -> String {

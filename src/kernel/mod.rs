@@ -22,17 +22,24 @@ use std::sync::OnceLock;
 /// assert_eq!(count(10, &scalar).unwrap().kernel, Kernel::Scalar);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum KernelChoice {
     /// The fastest kernel this CPU supports.
     #[default]
     Auto,
     /// The portable scalar search.
     Scalar,
-    /// The best vector kernel available (an error when there is none).
+    /// The best vector kernel available.
+    ///
+    /// An error when there is none.
     Simd,
-    /// The AVX2 kernel (an error without AVX2).
+    /// The AVX2 kernel.
+    ///
+    /// An error without AVX2.
     Avx2,
-    /// The AVX-512 kernel (an error without AVX-512F).
+    /// The AVX-512 kernel.
+    ///
+    /// An error without AVX-512F.
     Avx512,
 }
 

@@ -1,6 +1,7 @@
-//! The library's files form layers: no file reaches, through its paths (`crate::`, `super::`
-//! and its own child modules), a file that reaches it back, inside a folder as across folders.
-//! Read from the source text: each file of `src/` is one node (`quadrant` for
+//! The library's files form layers, and so do the program's: no file reaches, through its
+//! paths (`crate::`, `super::` and its own child modules), a file that reaches it back, inside
+//! a folder as across folders. Read from the source text: each file of `src/` (the library,
+//! `src/bin/` left out) and of `src/bin/nqueens/` (the program) is one node (`quadrant` for
 //! `quadrant/mod.rs`, `quadrant/sieve` for `quadrant/sieve.rs`); a path goes to the deepest
 //! file it names (`crate::quadrant::sieve::Sieve` to `quadrant/sieve`,
 //! `crate::quadrant::Layout` to `quadrant`); a folder's `mod.rs` reaches each child it
@@ -145,9 +146,13 @@ fn declared_children(code: &str) -> Vec<String> {
         .collect()
 }
 
+/// The `.rs` files under `dir`, the folder of the crate's binaries (`src/bin`) left out.
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        if path.ends_with("src/bin") {
+            continue;
+        }
         if path.is_dir() {
             rust_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
@@ -251,8 +256,24 @@ fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
 }
 
 #[test]
+fn no_file_of_the_program_reaches_a_file_that_reaches_it_back() {
+    let graph = module_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin/nqueens"));
+    assert!(
+        graph["scale"].contains("scale/plot") && graph.contains_key("cli"),
+        "read {graph:?}"
+    );
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("files import each other in a loop: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
 fn no_file_reaches_a_file_that_reaches_it_back() {
     let graph = module_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(
+        !graph.keys().any(|node| node.starts_with("bin")),
+        "{graph:?}"
+    );
     assert!(graph.len() > 40, "read {} files", graph.len());
     assert!(
         graph["run"].iter().any(|t| t.starts_with("execute")),

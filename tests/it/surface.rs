@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 /// The most public items the library may have.
-const MOST_PUBLIC_ITEMS: usize = 56;
+const MOST_PUBLIC_ITEMS: usize = 45;
 
 const ITEM_KINDS: [&str; 7] = [
     "pub fn ",
@@ -83,7 +83,7 @@ fn the_public_surface_stays_within_its_budget() {
     }
     assert!(items.iter().any(|i| i == "Hooks"), "{items:?}");
     assert!(
-        items.iter().any(|i| i.starts_with("pub fn to_json")),
+        items.iter().any(|i| i.starts_with("pub fn plain_line")),
         "{items:?}"
     );
     assert!(

@@ -6,6 +6,7 @@ use nqueens::ListOptions;
 use nqueens::Shard;
 use nqueens::MAX_N;
 use nqueens::MAX_THREADS;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use crate::progress::ProgressMode;
@@ -57,8 +58,8 @@ pub struct ScaleArgs {
     #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, env = "NQUEENS_THREADS", allow_negative_numbers = true)]
     pub threads: Option<Vec<usize>>,
     /// Timed runs per thread count.
-    #[arg(long, default_value_t = 3, value_parser = whole(1, u32::MAX), allow_negative_numbers = true)]
-    pub repeat: u32,
+    #[arg(long, default_value_t = NonZeroU32::new(3).unwrap(), value_parser = whole(NonZeroU32::MIN, NonZeroU32::MAX), allow_negative_numbers = true)]
+    pub repeat: NonZeroU32,
     /// Pin worker threads to cores.
     #[arg(long)]
     pub pin: bool,
@@ -76,15 +77,15 @@ pub struct ScaleArgs {
 #[derive(Args, Debug, Clone)]
 pub struct HowArgs {
     /// Symmetry decomposition.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
     /// Leaf search kernel.
-    #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
-    pub kernel: KernelArg,
+    #[arg(long, value_enum, default_value_t = KernelChoice::Auto)]
+    pub kernel: KernelChoice,
     /// Where the search runs: every GPU for large boards when there is one, the CPU, the GPUs
     /// with the CPU threads sharing their work, or the GPUs alone.
-    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
-    pub device: DeviceArg,
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
     /// GPU adapters to count on, by their number in `nqueens devices` (default: every GPU).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = at_least(0usize), allow_negative_numbers = true)]
     pub gpus: Option<Vec<usize>>,
@@ -98,9 +99,9 @@ impl HowArgs {
     /// These flags as count options (the rest at their defaults).
     fn options(&self) -> CountOptions {
         CountOptions {
-            engine: self.engine.into(),
-            kernel: self.kernel.into(),
-            device: self.device.into(),
+            engine: self.engine,
+            kernel: self.kernel,
+            device: self.device,
             gpus: self.gpus.clone(),
             memory_limit: self.memory_limit,
             ..CountOptions::default()
@@ -218,22 +219,11 @@ pub struct ListArgs {
     #[arg(long)]
     pub total: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Seq)]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = Format::Seq)]
+    pub format: Format,
     /// One solution per symmetry class: its lexicographically smallest form.
     #[arg(long)]
     pub unique: bool,
-}
-
-/// `--format` of `list`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FormatArg {
-    /// 1-based columns separated by spaces.
-    Seq,
-    /// N lines of Q and . cells, then an empty line.
-    Board,
-    /// A JSON array of 1-based columns per line.
-    Json,
 }
 
 impl ListArgs {
@@ -243,65 +233,9 @@ impl ListArgs {
             threads: self.search.threads,
             limit: self.limit,
             unique: self.unique,
-            format: match self.format {
-                FormatArg::Seq => Format::Seq,
-                FormatArg::Board => Format::Board,
-                FormatArg::Json => Format::Json,
-            },
+            format: self.format,
         }
     }
-}
-
-/// `--engine`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineArg {
-    /// The fastest engine that applies.
-    Auto,
-    /// First-row mirror halving.
-    Mirror,
-    /// Full 8-fold symmetry.
-    D4,
-    /// Quadrant meet-in-the-middle (totals only, N up to 23).
-    Quadrant,
-}
-
-/// `--device`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeviceArg {
-    /// Every GPU for large boards when there is one (CPU threads help), else the CPU.
-    Auto,
-    /// The CPU only.
-    Cpu,
-    /// The GPUs (an error without one), CPU threads sharing their work.
-    Gpu,
-    /// The GPUs alone; CPU threads count only what no GPU takes.
-    GpuOnly,
-}
-
-impl From<DeviceArg> for DeviceChoice {
-    fn from(d: DeviceArg) -> DeviceChoice {
-        match d {
-            DeviceArg::Auto => DeviceChoice::Auto,
-            DeviceArg::Cpu => DeviceChoice::Cpu,
-            DeviceArg::Gpu => DeviceChoice::Gpu,
-            DeviceArg::GpuOnly => DeviceChoice::GpuOnly,
-        }
-    }
-}
-
-/// `--kernel`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelArg {
-    /// The fastest kernel this CPU supports.
-    Auto,
-    /// The portable scalar search.
-    Scalar,
-    /// The best vector kernel available.
-    Simd,
-    /// The AVX2 kernel.
-    Avx2,
-    /// The AVX-512 kernel.
-    Avx512,
 }
 
 impl CountArgs {
@@ -312,29 +246,6 @@ impl CountArgs {
             unique: self.unique,
             split_depth: self.split_depth,
             ..self.how.options()
-        }
-    }
-}
-
-impl From<EngineArg> for EngineChoice {
-    fn from(e: EngineArg) -> EngineChoice {
-        match e {
-            EngineArg::Auto => EngineChoice::Auto,
-            EngineArg::Mirror => EngineChoice::Mirror,
-            EngineArg::D4 => EngineChoice::D4,
-            EngineArg::Quadrant => EngineChoice::Quadrant,
-        }
-    }
-}
-
-impl From<KernelArg> for KernelChoice {
-    fn from(k: KernelArg) -> KernelChoice {
-        match k {
-            KernelArg::Auto => KernelChoice::Auto,
-            KernelArg::Scalar => KernelChoice::Scalar,
-            KernelArg::Simd => KernelChoice::Simd,
-            KernelArg::Avx2 => KernelChoice::Avx2,
-            KernelArg::Avx512 => KernelChoice::Avx512,
         }
     }
 }
@@ -454,7 +365,6 @@ pub fn error_line(e: &nqueens::Error) -> String {
         E::KernelUnavailable { kernel, why } => {
             format!("--kernel {kernel}: {why}; use --kernel auto or scalar")
         }
-        E::ZeroRepeat => "--repeat must be at least 1".into(),
         E::ZeroThreads | E::TooManyThreads { .. } => format!("--threads: {e}"),
         E::BadSplitDepth { .. } | E::TooManySubtasks { .. } => format!("--split-depth: {e}"),
         E::EngineWithPrefix(engine) => format!(

@@ -1,19 +1,19 @@
 //! The `nqueens` command: parse arguments, run the library, print data on stdout.
 
 mod cli;
-mod plot;
 mod progress;
+mod scale;
 
 use anyhow::Result;
 use clap::Parser;
 use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
 use nqueens::export::count::{plain_line, stats_line, CountRecord};
-use nqueens::export::scale as scale_out;
 use nqueens::Error;
 use nqueens::Lister;
 use nqueens::Shard;
 use nqueens::{run as run_count, Hooks, RunSettings};
 use progress::Progress;
+use scale::{export as scale_out, plot};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -240,7 +240,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn scale(args: &ScaleArgs) -> Result<ExitCode> {
-    use nqueens::scale;
     // a stop ends the measurement: what was measured is printed, then the signal's exit code
     let stop = interrupt_flag(Some("nqueens: interrupted again: ended at once".into()))?;
     let asked = args
@@ -258,7 +257,7 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
         args.n,
         &args.options(),
         &threads,
-        args.repeat as usize,
+        args.repeat,
         &stop,
         |t, run, secs| say!("threads={t} run={run} {secs:.3}s"),
     )?;

@@ -1,6 +1,6 @@
 //! `scale --plot`: the speedup curve as an SVG document, and writing it to its file.
 
-use nqueens::scale::ScaleReport;
+use super::report::ScaleReport;
 use nqueens::Error;
 use std::fs;
 use std::io::Write;
