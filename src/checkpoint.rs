@@ -35,9 +35,9 @@ const MAX_LINKS: usize = 40;
 /// Everything that must match for a checkpoint to be resumed by a run.
 ///
 /// ```
-/// use nqueens::{run, CountOptions, Hooks, RunSettings, Shard};
-/// let settings = RunSettings { shard: Shard::new(1, 3).unwrap(), ..RunSettings::new(9, CountOptions::default(), None) };
-/// let id = run(&settings, &Hooks::default()).unwrap().identity;
+/// use nqueens::{run, CountOptions, Hooks, RunRequest, Shard};
+/// let request = RunRequest { shard: Shard::new(1, 3).unwrap(), ..RunRequest::new(9, CountOptions::default(), None) };
+/// let id = run(&request, &Hooks::default()).unwrap().identity;
 /// assert_eq!((id.n, id.shard, id.unique), (9, Shard::new(1, 3).unwrap(), false));
 /// assert_eq!(id.plan_digest.len(), 8);
 /// ```

@@ -18,7 +18,7 @@
 //! The API, by use:
 //! - counting: [`count()`], [`count_completions()`], [`count_subtasks()`] with
 //!   [`CountOptions`] (engine, kernel, device choices) giving [`Counts`];
-//! - long and distributed runs: [`run()`] with [`RunSettings`] (a [`Shard`] of a [`Plan`], a
+//! - long and distributed runs: [`run()`] with [`RunRequest`] (a [`Shard`] of a [`Plan`], a
 //!   checkpoint file) and [`Hooks`] (cancel, progress), giving a [`RunOutcome`]; [`merge()`],
 //!   [`read_records`] and [`verify`] add shard results up and recount samples of them;
 //! - listing: [`solutions()`], [`Solution`], and [`Lister`] for parallel, ordered output in a
@@ -30,7 +30,6 @@
 
 mod board;
 mod checkpoint;
-mod count;
 mod counts;
 mod device;
 mod engine;
@@ -48,9 +47,8 @@ mod options;
 mod parallel;
 mod plan;
 mod quadrant;
-mod render;
+mod resolved;
 mod run;
-mod settings;
 mod shard;
 mod solution;
 mod subtask;
@@ -58,11 +56,12 @@ mod symmetry;
 
 pub use board::MAX_N;
 pub use checkpoint::{Part, RunIdentity, FORMAT_VERSION as CHECKPOINT_FORMAT_VERSION};
-pub use count::{count, count_completions, count_subtasks};
 pub use counts::Counts;
+pub use device::{gpu_adapters, probe_gpu};
 pub use device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
 pub use engine::{Engine, EngineChoice, D4_MIN_N};
 pub use error::Error;
+pub use export::list::Format;
 pub use found::Found;
 pub use kernel::{Kernel, KernelChoice};
 pub use list::{ListOptions, Lister};
@@ -70,8 +69,8 @@ pub use merge::{merge, read_records, verify, MergeOptions};
 pub use options::CountOptions;
 pub use parallel::MAX_THREADS;
 pub use plan::{Plan, Subtask};
-pub use render::Format;
-pub use run::{run, Hooks, Progress, RunOutcome, RunSettings};
-pub use settings::{gpu_adapters, probe_gpu};
+pub use run::{
+    count, count_completions, count_subtasks, run, Hooks, Progress, RunOutcome, RunRequest,
+};
 pub use shard::Shard;
 pub use solution::{solutions, Solution, Solutions};

@@ -9,10 +9,10 @@
 use crate::board::check_n;
 use crate::engine::EngineChoice;
 use crate::error::Error;
+use crate::export::list::{write_solution, Format};
 use crate::kernel::Cursor;
 use crate::parallel;
 use crate::plan::{frames, Rows};
-use crate::render::{write_solution, Format};
 use crate::symmetry::is_canonical;
 use rayon::prelude::*;
 use std::collections::VecDeque;

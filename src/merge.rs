@@ -386,9 +386,9 @@ pub fn read_records(
 ///
 /// ```
 /// use nqueens::export::count::CountRecord;
-/// use nqueens::{run, verify, CountOptions, Hooks, RunSettings, Shard};
+/// use nqueens::{run, verify, CountOptions, Hooks, RunRequest, Shard};
 /// let record = |i| {
-///     let s = RunSettings { shard: Shard::new(i, 2).unwrap(), ..RunSettings::new(9, CountOptions::default(), None) };
+///     let s = RunRequest { shard: Shard::new(i, 2).unwrap(), ..RunRequest::new(9, CountOptions::default(), None) };
 ///     (format!("shard {i}"), CountRecord::from_run(&run(&s, &Hooks::default()).unwrap(), true))
 /// };
 /// let mut records = vec![record(0), record(1)];
@@ -425,7 +425,7 @@ pub fn verify(
             Some(layout) => {
                 let kernel = crate::kernel::Chosen::resolve(run_opts.kernel)?;
                 // the threads fitted to the process's room, as a count's are
-                let threads = crate::settings::for_plan(&plan, &run_opts)?.threads;
+                let threads = crate::resolved::for_plan(&plan, &run_opts)?.threads;
                 let workers = crate::parallel::Workers::new(threads, run_opts.pin)?;
                 layout.recount_by_rows(&ids, kernel, &workers)?
             }

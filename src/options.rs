@@ -1,5 +1,5 @@
 //! How to count, as asked for: the options of a count before they are resolved against the
-//! board and the machine (that is [`crate::settings`]).
+//! board and the machine (that is [`crate::resolved`]).
 
 use crate::device::DeviceChoice;
 use crate::engine::EngineChoice;

@@ -10,35 +10,36 @@ mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
 
+use crate::device::Devices;
 use crate::error::Error;
 use crate::parallel::Workers;
 use crate::plan::Plan;
-use crate::settings::{Devices, Settings};
+use crate::resolved::Resolved;
 pub(crate) use contract::{Executed, Executor, Facts, Job};
 use std::sync::atomic::AtomicBool;
 
-/// Opens the executor `settings` name for `plan`, to count `subtasks` subtasks: CPU threads
+/// Opens the executor `resolved` name for `plan`, to count `subtasks` subtasks: CPU threads
 /// with the chosen kernel (never more threads than subtasks: an idle worker still costs),
 /// or GPUs with CPU threads beside them. The quadrant engine's tables are built here (on the
 /// CPU threads, within the memory limit); `cancel` stops the build ([`Error::Interrupted`]).
 pub(crate) fn open(
     plan: &Plan,
-    settings: &Settings,
+    resolved: &Resolved,
     subtasks: usize,
     cancel: &AtomicBool,
 ) -> Result<Box<dyn Executor>, Error> {
-    let workers = Workers::new(settings.threads, settings.pin)?.at_most(subtasks);
-    let kernels = settings.kernels;
+    let workers = Workers::new(resolved.threads, resolved.pin)?.at_most(subtasks);
+    let kernels = resolved.kernels;
     if let Some(layout) = plan.quadrant_layout() {
         // a one-off build gains nothing from more threads than cores, and each in-flight
         // task holds memory and delays a stop
         let builders = workers.at_most(num_cpus::get());
         layout
-            .prepare(settings.memory_limit, &builders, cancel)?
+            .prepare(resolved.memory_limit, &builders, cancel)?
             .ok_or(Error::Interrupted)?;
         return Ok(Box::new(cpu::Cpu { workers, kernels }));
     }
-    match &settings.devices {
+    match &resolved.devices {
         Devices::Cpu => Ok(Box::new(cpu::Cpu { workers, kernels })),
         #[cfg(feature = "gpu")]
         Devices::Gpus { gpus, share } => Ok(Box::new(gpu::WithGpu {

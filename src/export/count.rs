@@ -96,9 +96,9 @@ pub struct CountRecord {
 ///
 /// ```
 /// use nqueens::export::count::CountRecord;
-/// use nqueens::{run, CountOptions, Hooks, RunSettings, Shard};
-/// let settings = RunSettings { shard: Shard::new(0, 2).unwrap(), ..RunSettings::new(8, CountOptions::default(), None) };
-/// let record = CountRecord::from_run(&run(&settings, &Hooks::default()).unwrap(), true);
+/// use nqueens::{run, CountOptions, Hooks, RunRequest, Shard};
+/// let request = RunRequest { shard: Shard::new(0, 2).unwrap(), ..RunRequest::new(8, CountOptions::default(), None) };
+/// let record = CountRecord::from_run(&run(&request, &Hooks::default()).unwrap(), true);
 /// let parts = record.parts.unwrap();
 /// let sum: u128 = parts.total.iter().map(|t| t.parse::<u128>().unwrap()).sum();
 /// assert_eq!(sum.to_string(), record.total);

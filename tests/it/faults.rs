@@ -736,13 +736,13 @@ fn a_dry_run_stops_at_sigterm_while_it_makes_the_plan() {
 /// writing the checkpoint: nothing was counted.
 #[test]
 fn a_run_stopped_before_counting_leaves_its_checkpoint_as_it_was() {
-    use nqueens::{run as run_count, CountOptions, Error, Hooks, RunSettings};
+    use nqueens::{run as run_count, CountOptions, Error, Hooks, RunRequest};
     use std::sync::atomic::AtomicBool;
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck");
-    let settings = RunSettings {
+    let request = RunRequest {
         checkpoint: Some(ck.clone()),
-        ..RunSettings::new(23, CountOptions::default(), None)
+        ..RunRequest::new(23, CountOptions::default(), None)
     };
     let stopped = AtomicBool::new(true);
     let hooks = Hooks {
@@ -750,7 +750,7 @@ fn a_run_stopped_before_counting_leaves_its_checkpoint_as_it_was() {
         ..Hooks::default()
     };
     assert!(matches!(
-        run_count(&settings, &hooks),
+        run_count(&request, &hooks),
         Err(Error::Interrupted)
     ));
     assert!(!ck.exists(), "a checkpoint was written");

@@ -8,7 +8,7 @@ use crate::cluster::{bin, merge_files, shard_record, write};
 use crate::naive;
 use crate::oeis::known;
 use nqueens::{count, count_completions, CountOptions, DeviceChoice};
-use nqueens::{run as run_count, EngineChoice, Hooks, Part, RunSettings};
+use nqueens::{run as run_count, EngineChoice, Hooks, Part, RunRequest};
 use proptest::prelude::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -87,7 +87,7 @@ fn parts(
         split_depth: Some(depth),
         ..on(device, engine, unique)
     };
-    let outcome = run_count(&RunSettings::new(n, options, None), &Hooks::default()).unwrap();
+    let outcome = run_count(&RunRequest::new(n, options, None), &Hooks::default()).unwrap();
     (outcome.parts, outcome.counts)
 }
 

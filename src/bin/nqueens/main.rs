@@ -11,7 +11,7 @@ use nqueens::export::count::{plain_line, stats_line, CountRecord};
 use nqueens::Error;
 use nqueens::Lister;
 use nqueens::Shard;
-use nqueens::{run as run_count, Hooks, RunSettings};
+use nqueens::{run as run_count, Hooks, RunRequest};
 use progress::Progress;
 use scale::{export as scale_out, plot};
 use std::io::{self, BufWriter, Write};
@@ -455,15 +455,15 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         None => Shard::from_env(|name| std::env::var(name).ok())?,
     }
     .filter(|s| s.count > 1);
-    let settings = RunSettings {
+    let request = RunRequest {
         shard: chosen_shard.unwrap_or(Shard::WHOLE),
         checkpoint: args.checkpoint.clone(),
         save_every: Duration::from_secs_f64(args.checkpoint_every),
-        ..RunSettings::new(args.n, args.options(), prefix)
+        ..RunRequest::new(args.n, args.options(), prefix)
     };
     if args.dry_run {
         // a signal has ended it at once (N = 23's plan takes half a second)
-        return dry_run(&settings);
+        return dry_run(&request);
     }
     let bar = Progress::new(args.progress);
     let report = |done: usize, of: usize| {
@@ -502,7 +502,7 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         on_save_error: Some(&save_failed),
         on_stop_saved: Some(&end_now),
     };
-    let outcome = run_count(&settings, &hooks);
+    let outcome = run_count(&request, &hooks);
     if let Some(bar) = &bar {
         bar.finish();
     }
@@ -548,9 +548,9 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
 }
 
 /// `count --dry-run`: what the count would run, from the same resolution as the count itself.
-fn dry_run(settings: &RunSettings) -> Result<ExitCode> {
-    let plan = settings.plan()?;
-    let shard = settings.shard;
+fn dry_run(request: &RunRequest) -> Result<ExitCode> {
+    let plan = request.plan()?;
+    let shard = request.shard;
     let mut out = stdout();
     writeln!(
         out,

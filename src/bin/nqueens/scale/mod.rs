@@ -7,7 +7,7 @@ mod report;
 
 pub use report::{rows, Machine, ScaleReport};
 
-use nqueens::{run, CountOptions, Error, Hooks, RunSettings};
+use nqueens::{run, CountOptions, Error, Hooks, RunRequest};
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -63,7 +63,7 @@ pub fn measure(
         cancel: Some(stop),
         ..Hooks::default()
     };
-    let first = run(&RunSettings::new(n, warm, None), &hooks)?.counts;
+    let first = run(&RunRequest::new(n, warm, None), &hooks)?.counts;
     // round by round, every thread count once a round: a machine that drifts (other
     // tenants, clocks) slows all thread counts alike instead of one block of runs
     let mut samples: Vec<(usize, Vec<f64>)> = threads.iter().map(|&t| (t, Vec::new())).collect();
@@ -78,7 +78,7 @@ pub fn measure(
                 threads: Some(*t),
                 ..opts.clone()
             };
-            let c = match run(&RunSettings::new(n, run_opts, None), &hooks) {
+            let c = match run(&RunRequest::new(n, run_opts, None), &hooks) {
                 Ok(outcome) if !stop.load(Ordering::Relaxed) => outcome.counts,
                 Ok(_) | Err(Error::Interrupted) => {
                     complete = false;

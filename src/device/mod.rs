@@ -1,5 +1,9 @@
-//! Where the search runs, as asked for, and the adapters a machine has (data only: the
-//! choice is taken in [`crate::settings`], the GPUs opened in `gpu`).
+//! Where the search runs: as asked for, the adapters a machine has, and the devices a count
+//! opened (which ones is decided in [`crate::resolved`]; the GPUs are driven by `gpu`).
+
+pub(crate) mod adapter;
+
+pub use adapter::Adapter;
 
 /// Where to count, as asked for.
 ///
@@ -42,7 +46,47 @@ pub enum DeviceChoice {
 /// A tuning constant: no example, it is only read.
 pub const AUTO_GPU_MIN_N: usize = 19;
 
-/// One adapter of the machine, as `nqueens devices` lists it and `--gpus` numbers it.
+/// The GPUs a run counts on.
+#[derive(Clone, Debug)]
+pub(crate) enum Devices {
+    /// The CPU threads alone.
+    Cpu,
+    /// These GPUs, and whether the CPU threads share their subtasks.
+    #[cfg(feature = "gpu")]
+    Gpus {
+        gpus: Vec<std::sync::Arc<crate::gpu::Gpu>>,
+        share: bool,
+    },
+}
+
+impl Devices {
+    /// Whether the count runs on a GPU.
+    pub fn has_gpu(&self) -> bool {
+        !matches!(self, Devices::Cpu)
+    }
+}
+
+/// The GPU adapter `--device gpu` would use first, if any (for tests and CI logs).
+///
+/// ```
+/// // on a machine without a GPU (or a build without the gpu feature) this is None
+/// let _ = nqueens::probe_gpu();
+/// ```
+pub fn probe_gpu() -> Option<String> {
+    #[cfg(feature = "gpu")]
+    {
+        crate::gpu::open(None, true)
+            .ok()
+            .and_then(|g| g.first().map(|g| g.describe()))
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        None
+    }
+}
+
+/// The machine's GPU adapters, numbered for `--gpus` (none in a build without the gpu
+/// feature).
 ///
 /// ```
 /// // every adapter has a name; lavapipe and WARP are software ones
@@ -50,12 +94,13 @@ pub const AUTO_GPU_MIN_N: usize = 19;
 ///     assert!(!a.name.is_empty());
 /// }
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Adapter {
-    /// Its number for `--gpus`.
-    pub index: usize,
-    /// Name and backend.
-    pub name: String,
-    /// Whether it runs on the CPU (lavapipe, WARP): `auto` never takes it.
-    pub software: bool,
+pub fn gpu_adapters() -> Vec<Adapter> {
+    #[cfg(feature = "gpu")]
+    {
+        crate::gpu::adapters()
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        Vec::new()
+    }
 }

@@ -4,7 +4,7 @@
 //! and `scale` alike.
 
 use crate::checkpoint::RunIdentity;
-use crate::device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
+use crate::device::{DeviceChoice, Devices, AUTO_GPU_MIN_N};
 use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
 use crate::memory::{Budget, Bytes, Room};
@@ -33,7 +33,7 @@ const AUTO_QUADRANT_MAX_N: usize = crate::quadrant::QUADRANT_MAX_N;
 
 /// How a run counts its plan.
 #[derive(Debug)]
-pub(crate) struct Settings {
+pub(crate) struct Resolved {
     /// CPU worker threads.
     pub threads: usize,
     /// Whether they are pinned to cores.
@@ -48,60 +48,40 @@ pub(crate) struct Settings {
     pub notes: Vec<String>,
 }
 
-/// The GPUs a run counts on.
-#[derive(Clone, Debug)]
-pub(crate) enum Devices {
-    /// The CPU threads alone.
-    Cpu,
-    /// These GPUs, and whether the CPU threads share their subtasks.
+/// The devices a count of an `n`×`n` board asks for: `gpus` (adapter indices) picks
+/// adapters and implies a GPU; `auto` takes every real GPU from [`AUTO_GPU_MIN_N`] on.
+/// `cpu_only`: the engine runs on the CPU only (then `auto` is the CPU).
+fn choose_devices(
+    n: usize,
+    choice: DeviceChoice,
+    gpus: Option<&[usize]>,
+    cpu_only: bool,
+) -> Result<Devices, Error> {
+    if gpus.is_some() && choice == DeviceChoice::Cpu {
+        return Err(Error::GpusOnCpu);
+    }
+    let auto = choice == DeviceChoice::Auto && gpus.is_none();
+    if choice == DeviceChoice::Cpu || (auto && (cpu_only || n < AUTO_GPU_MIN_N)) {
+        return Ok(Devices::Cpu);
+    }
     #[cfg(feature = "gpu")]
-    Gpus {
-        gpus: Vec<std::sync::Arc<crate::gpu::Gpu>>,
-        share: bool,
-    },
-}
-
-impl Devices {
-    /// The devices a count of an `n`×`n` board asks for: `gpus` (adapter indices) picks
-    /// adapters and implies a GPU; `auto` takes every real GPU from [`AUTO_GPU_MIN_N`] on.
-    /// `cpu_only`: the engine runs on the CPU only (then `auto` is the CPU).
-    fn choose(
-        n: usize,
-        choice: DeviceChoice,
-        gpus: Option<&[usize]>,
-        cpu_only: bool,
-    ) -> Result<Devices, Error> {
-        if gpus.is_some() && choice == DeviceChoice::Cpu {
-            return Err(Error::GpusOnCpu);
+    {
+        let share = choice != DeviceChoice::GpuOnly;
+        if auto {
+            let gpus = crate::gpu::open_real();
+            return Ok(if gpus.is_empty() {
+                Devices::Cpu
+            } else {
+                Devices::Gpus { gpus, share }
+            });
         }
-        let auto = choice == DeviceChoice::Auto && gpus.is_none();
-        if choice == DeviceChoice::Cpu || (auto && (cpu_only || n < AUTO_GPU_MIN_N)) {
-            return Ok(Devices::Cpu);
-        }
-        #[cfg(feature = "gpu")]
-        {
-            let share = choice != DeviceChoice::GpuOnly;
-            if auto {
-                let gpus = crate::gpu::open_real();
-                return Ok(if gpus.is_empty() {
-                    Devices::Cpu
-                } else {
-                    Devices::Gpus { gpus, share }
-                });
-            }
-            let gpus = crate::gpu::open(gpus, true)?;
-            Ok(Devices::Gpus { gpus, share })
-        }
-        #[cfg(not(feature = "gpu"))]
-        Err(Error::Failed(
-            "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
-        ))
+        let gpus = crate::gpu::open(gpus, true)?;
+        Ok(Devices::Gpus { gpus, share })
     }
-
-    /// Whether the count runs on a GPU.
-    pub fn has_gpu(&self) -> bool {
-        !matches!(self, Devices::Cpu)
-    }
+    #[cfg(not(feature = "gpu"))]
+    Err(Error::Failed(
+        "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
+    ))
 }
 
 /// The plan and settings of a count of an `n`×`n` board (or of the completions of
@@ -118,7 +98,7 @@ pub(crate) fn resolve(
     opts: &CountOptions,
     resumed: Option<&RunIdentity>,
     stop: &AtomicBool,
-) -> Result<(Plan, Settings), Error> {
+) -> Result<(Plan, Resolved), Error> {
     crate::board::check_n(n)?;
     // the quadrant tables' size, counted once per process, is the slow part of a resolution
     // (half a second at N = 23): a stop ends it
@@ -142,7 +122,7 @@ pub(crate) fn resolve(
     let fit = Fit::to_room(&opts)?;
     let memory_limit = fit.memory_limit;
     let cpu_only = opts.engine == EngineChoice::Quadrant;
-    let devices = Devices::choose(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
+    let devices = choose_devices(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
     let quadrant_would = opts.engine == EngineChoice::Auto
         && prefix.is_none()
         && opts.split_depth.is_none()
@@ -194,9 +174,9 @@ pub(crate) fn resolve(
 
 /// The settings of a count of the given `plan` with `opts` (a plan cut by hand, or one whose
 /// subtasks `merge --verify` recounts).
-pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Settings, Error> {
+pub(crate) fn for_plan(plan: &Plan, opts: &CountOptions) -> Result<Resolved, Error> {
     let cpu_only = plan.quadrant_layout().is_some();
-    let devices = Devices::choose(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
+    let devices = choose_devices(plan.n(), opts.device, opts.gpus.as_deref(), cpu_only)?;
     let fit = Fit::to_room(opts)?;
     settings(plan, opts, devices, fit.memory_limit, fit.threads)
 }
@@ -239,7 +219,7 @@ fn settings(
     devices: Devices,
     memory_limit: Budget,
     most_threads: usize,
-) -> Result<Settings, Error> {
+) -> Result<Resolved, Error> {
     let threads = match &devices {
         // a core for each GPU's feeder thread, which cuts its items
         #[cfg(feature = "gpu")]
@@ -249,7 +229,7 @@ fn settings(
         _ => opts.resolved_threads()?,
     }
     .min(most_threads);
-    Ok(Settings {
+    Ok(Resolved {
         threads,
         pin: opts.pin,
         kernels: Kernels::resolve(plan, opts.kernel)?,
@@ -283,45 +263,6 @@ impl CountOptions {
     }
 }
 
-/// The GPU adapter `--device gpu` would use first, if any (for tests and CI logs).
-///
-/// ```
-/// // on a machine without a GPU (or a build without the gpu feature) this is None
-/// let _ = nqueens::probe_gpu();
-/// ```
-pub fn probe_gpu() -> Option<String> {
-    #[cfg(feature = "gpu")]
-    {
-        crate::gpu::open(None, true)
-            .ok()
-            .and_then(|g| g.first().map(|g| g.describe()))
-    }
-    #[cfg(not(feature = "gpu"))]
-    {
-        None
-    }
-}
-
-/// The machine's GPU adapters, numbered for `--gpus` (none in a build without the gpu
-/// feature).
-///
-/// ```
-/// // every adapter has a name; lavapipe and WARP are software ones
-/// for a in nqueens::gpu_adapters() {
-///     assert!(!a.name.is_empty());
-/// }
-/// ```
-pub fn gpu_adapters() -> Vec<Adapter> {
-    #[cfg(feature = "gpu")]
-    {
-        crate::gpu::adapters()
-    }
-    #[cfg(not(feature = "gpu"))]
-    {
-        Vec::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,13 +279,13 @@ mod tests {
     fn auto_takes_the_cpu_for_small_boards_and_cpu_only_engines() {
         // no GPU is opened for these, whatever the machine has
         let cpu = |n, choice, cpu_only| {
-            matches!(Devices::choose(n, choice, None, cpu_only), Ok(Devices::Cpu))
+            matches!(choose_devices(n, choice, None, cpu_only), Ok(Devices::Cpu))
         };
         assert!(cpu(AUTO_GPU_MIN_N - 1, DeviceChoice::Auto, false));
         assert!(cpu(32, DeviceChoice::Auto, true));
         assert!(cpu(32, DeviceChoice::Cpu, false));
         assert_eq!(
-            Devices::choose(8, DeviceChoice::Cpu, Some(&[0]), false).unwrap_err(),
+            choose_devices(8, DeviceChoice::Cpu, Some(&[0]), false).unwrap_err(),
             Error::GpusOnCpu
         );
     }

@@ -93,7 +93,7 @@ fn write_separated(out: &mut Vec<u8>, columns: &[u8], sep: u8, open: &[u8], clos
 mod doc_examples {
     #[test]
     fn write_solution_example() {
-        use crate::render::{write_solution, Format};
+        use crate::export::list::{write_solution, Format};
         let mut out = Vec::new();
         write_solution(&mut out, &[1, 3, 0, 2], Format::Seq);
         write_solution(&mut out, &[1, 3, 0, 2], Format::Json);

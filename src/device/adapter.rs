@@ -1,0 +1,19 @@
+//! One GPU adapter of the machine, as listed: what the probes give and `gpu` opens.
+
+/// One adapter of the machine, as `nqueens devices` lists it and `--gpus` numbers it.
+///
+/// ```
+/// // every adapter has a name; lavapipe and WARP are software ones
+/// for a in nqueens::gpu_adapters() {
+///     assert!(!a.name.is_empty());
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Adapter {
+    /// Its number for `--gpus`.
+    pub index: usize,
+    /// Name and backend.
+    pub name: String,
+    /// Whether it runs on the CPU (lavapipe, WARP): `auto` never takes it.
+    pub software: bool,
+}

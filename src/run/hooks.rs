@@ -1,0 +1,45 @@
+//! What a caller hooks into a run: cancellation, progress, and the reports of its saves.
+
+use crate::error::Error;
+use std::sync::atomic::AtomicBool;
+
+/// Called once before the search with (finished, of) for the shard (finished > 0 after a
+/// resume), then after each finished subtask, from the thread that finished it: calls from
+/// two threads may arrive in either order.
+///
+/// A callback type; [`Hooks`]' example passes one.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// Hooks into a run: cancellation and reports while it runs.
+///
+/// ```
+/// use nqueens::{run, CountOptions, Error, Hooks, RunRequest};
+/// use std::sync::atomic::AtomicBool;
+/// let request = RunRequest::new(12, CountOptions::default(), None);
+/// // a run asked to stop before it starts counts nothing and says so
+/// let stop = AtomicBool::new(true);
+/// let hooks = Hooks { cancel: Some(&stop), ..Hooks::default() };
+/// assert!(matches!(run(&request, &hooks), Err(Error::Interrupted)));
+/// let seen = std::sync::Mutex::new(Vec::new());
+/// let progress = |done: usize, of: usize| seen.lock().unwrap().push((done, of));
+/// let hooks = Hooks { progress: Some(&progress), ..Hooks::default() };
+/// let outcome = run(&request, &hooks).unwrap();
+/// // reports come from the worker threads, in any order: the furthest says all is done
+/// let seen = seen.into_inner().unwrap();
+/// assert_eq!(seen.iter().max(), Some(&(outcome.counts.subtasks, outcome.counts.subtasks)));
+/// ```
+#[derive(Default, Clone, Copy)]
+pub struct Hooks<'a> {
+    /// Set to stop: workers abandon their subtasks within about a millisecond, the
+    /// checkpoint is saved, and the run ends with [`Error::Interrupted`].
+    pub cancel: Option<&'a AtomicBool>,
+    /// Progress reports.
+    pub progress: Option<Progress<'a>>,
+    /// Called with the error of a save that failed during the run (the save is tried again
+    /// at the next interval).
+    pub on_save_error: Option<&'a (dyn Fn(&Error) + Sync)>,
+    /// Called once a stop was asked for and the checkpoint saved what was finished by then
+    /// (runs with a checkpoint only), before the workers are waited for: a program that must
+    /// end at once may end here, losing nothing but the subtasks in flight.
+    pub on_stop_saved: Option<&'a (dyn Fn() + Sync)>,
+}
