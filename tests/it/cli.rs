@@ -1,21 +1,10 @@
-//! The real binary: output formats, known counts and usage errors.
+//! The command line through the real binary: output formats and streams, known counts,
+//! flags from the line and the environment, usage errors, and the reference that documents them.
 
 use crate::oeis::known;
-use assert_cmd::Command;
-
-pub fn nqueens() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
-
-/// Runs the binary and returns (exit code, stdout, stderr).
-pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = nqueens().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use crate::util::{bin, json, nqueens, run};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 #[test]
 fn count_prints_a000170_for_n_1_to_15() {
@@ -297,4 +286,301 @@ fn man_pages_come_from_the_command_definitions() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);
+}
+
+#[test]
+fn absurd_threads_and_save_intervals_are_usage_errors() {
+    for args in [
+        &["count", "8", "-t", "18446744073709551615"][..],
+        &["count", "8", "-t", "5000"],
+        &["list", "8", "-t", "99999"],
+        &["scale", "8", "-t", "1,100000"],
+        &["count", "8", "--checkpoint-every", "1e20"],
+        &["count", "8", "--checkpoint-every", "1e-9"],
+        &["count", "8", "--checkpoint-every", "NaN"],
+    ] {
+        let started = Instant::now();
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
+
+#[test]
+fn usage_errors_name_the_bad_value_and_what_is_allowed() {
+    for (args, wants) in [
+        (
+            &["count", "8", "--engine", "foo"][..],
+            &["'foo'", "auto, mirror, d4"][..],
+        ),
+        (&["count", "8", "--kernel", "gpu"], &["'gpu'", "scalar"]),
+        (
+            &["list", "8", "--format", "xml"],
+            &["'xml'", "seq, board, json"],
+        ),
+        (
+            &["count", "8", "--progress", "maybe"],
+            &["'maybe'", "never"],
+        ),
+        (&["completions", "tcsh"], &["'tcsh'", "bash"]),
+        (&["count"], &["<N>"]),
+        (&["count", "-1"], &["'-1'", "from 1 to 32"]),
+        (&["count", "8", "-t", "-1"], &["'-1'", "from 1 to"]),
+        (&["count", "16", "--split-depth", "10"], &["split depth 10"]),
+        (
+            &["count", "8", "--prefix", "1", "--engine", "mirror"],
+            &["without symmetry"],
+        ),
+        (&["count", "3", "--engine", "d4"], &["at least 4"]),
+        // too large is not malformed: the maximum is named
+        (
+            &["count", "8", "--memory-limit", "99999999999T"],
+            &["'99999999999T'", "too large", "at most 16777215T"],
+        ),
+        (
+            &["count", "8", "--memory-limit", "99999999999999999999"],
+            &["too large", "at most 18446744073709551615"],
+        ),
+        (
+            &["count", "8", "--memory-limit", "12Q"],
+            &["'12Q'", "whole number of bytes"],
+        ),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        for want in wants {
+            assert!(err.contains(want), "{args:?}: want {want} in {err}");
+        }
+    }
+    let (_, out, _) = run(&["count", "3", "--json"]);
+    assert_eq!(json(&out)["engine"], "mirror");
+}
+
+#[test]
+fn a_full_stderr_never_crashes_the_program() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for (args, code) in [
+        (&["count", "0"][..], 2),
+        (&["count", "8", "--stats"], 0),
+        (&["scale", "8", "--repeat", "1", "-t", "1"], 0),
+        (&["merge", "/nonexistent"], 1),
+    ] {
+        let out = Command::new(bin())
+            .args(args)
+            .stderr(full())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+}
+
+/// A standard output that cannot take the output (a full disk) is named as what failed,
+/// one line, exit 1, for every command that prints.
+#[test]
+fn a_full_stdout_is_named_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards: Vec<String> = (0..2)
+        .map(|i| {
+            let path = dir.path().join(format!("s{i}.json"));
+            let (code, out, err) = run(&["count", "10", "--json", "--shard", &format!("{i}/2")]);
+            assert_eq!(code, 0, "{err}");
+            std::fs::write(&path, out).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let merge = ["merge", shards[0].as_str(), shards[1].as_str()];
+    for args in [
+        &["count", "12"][..],
+        &["count", "12", "--json"],
+        &["count", "12", "--dry-run"],
+        &["list", "6", "--limit", "2"],
+        &merge,
+        &["scale", "8", "--repeat", "1", "-t", "1"],
+        &["devices"],
+        &["completions", "bash"],
+        &["--help"],
+        &["--version"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(bin())
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().last().unwrap_or_default();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            last.starts_with("nqueens: cannot write to standard output: "),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_command_line_reference_documents_every_flag() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    for command in ["count", "list", "merge", "scale", "completions", "man"] {
+        assert!(doc.contains(&format!("nqueens {command}")), "{command}");
+        let help = run(&[command, "--help"]).1;
+        for flag in help.split_whitespace().filter(|w| w.starts_with("--")) {
+            let flag = flag.trim_end_matches(|c: char| !c.is_alphanumeric());
+            if flag == "--help" || flag == "--version" {
+                continue;
+            }
+            assert!(
+                doc.contains(flag),
+                "docs/cli.md does not document {command} {flag}"
+            );
+        }
+    }
+}
+
+/// Item 9: Help and version that cannot be written are a failure, as for every other output.
+#[cfg(unix)]
+#[test]
+fn help_and_version_to_a_full_stdout_exit_1() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["count", "--help"],
+        &["merge", "--help"],
+        &["help"],
+    ] {
+        let out = Command::new(bin())
+            .args(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+    let (code, out, _) = run(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("nqueens "));
+}
+
+/// Every numeric flag answers a bad value with one line naming the flag, the value and the
+/// range allowed (clap's own "unexpected argument '-1' found" and "invalid digit found in
+/// string" named neither); the range stated is the real one.
+#[cfg(unix)]
+#[test]
+fn numeric_flags_name_the_flag_the_value_and_the_range() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["count", "8", "--split-depth", "-1"],
+            "--split-depth",
+            "from 1",
+        ),
+        (&["merge", "x", "--verify", "-1"], "--verify", "from 1"),
+        (&["merge", "x", "--verify", "abc"], "--verify", "from 1"),
+        (
+            &["count", "8", "--checkpoint-every", "-1"],
+            "--checkpoint-every",
+            "from 0.1",
+        ),
+        (&["scale", "8", "--repeat", "-1"], "--repeat", "from 1"),
+        (&["scale", "8", "--repeat", "1e3"], "--repeat", "from 1"),
+        (&["list", "8", "--limit", "-1"], "--limit", "from 0"),
+        (
+            &["list", "8", "--limit", "18446744073709551616"],
+            "--limit",
+            "from 0",
+        ),
+        (&["count", "8", "--gpus", "-1"], "--gpus", "from 0"),
+        (&["count", "8", "--shard", "-1/2"], "--shard", "0 <= I < M"),
+        (
+            &["count", "8", "--split-depth", ""],
+            "--split-depth",
+            "from 1",
+        ),
+        (
+            &["count", "8", "--memory-limit", "4 G"],
+            "--memory-limit",
+            "like 512M",
+        ),
+        // past a small board's rows, and past what keeps N = 32's subtasks few enough
+        (
+            &["count", "8", "--split-depth", "99"],
+            "--split-depth",
+            "from 1 to 8",
+        ),
+        (
+            &["count", "32", "--split-depth", "12"],
+            "--split-depth",
+            "from 1 to 4",
+        ),
+        (
+            &["count", "32", "--split-depth", "6"],
+            "--split-depth",
+            "from 1 to 4",
+        ),
+    ];
+    for &(args, flag, range) in cases {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        let value = args[args.len() - 1];
+        assert!(err.contains(flag) && err.contains(value), "{args:?}: {err}");
+        assert!(err.contains(range), "{args:?}: {err}");
+    }
+    let out = Command::new(bin())
+        .args(["count", "8"])
+        .env("NQUEENS_THREADS", "abc")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("NQUEENS_THREADS") && err.contains("'abc'") && err.contains("from 1 to"),
+        "{err}"
+    );
+}
+
+#[test]
+fn progress_goes_to_stderr_only_when_asked() {
+    let (code, out, err) = run(&[
+        "count",
+        "15",
+        "-t",
+        "1",
+        "--kernel",
+        "scalar",
+        "--progress",
+        "always",
+    ]);
+    assert_eq!((code, out.as_str()), (0, "2279184\n"));
+    assert!(err.contains("subtasks"), "no progress in {err:?}");
+    for mode in ["never", "auto"] {
+        // auto: stderr is a pipe here, not a terminal
+        let (code, out, err) = run(&["count", "15", "-t", "1", "--progress", mode]);
+        assert_eq!((code, out.as_str(), err.as_str()), (0, "2279184\n", ""));
+    }
+}
+
+#[test]
+fn completions_for_common_shells() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = nqueens().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("nqueens") && text.contains("count") && text.contains("threads"),
+            "{shell}"
+        );
+    }
+    assert_eq!(run(&["completions", "tcsh"]).0, 2);
 }

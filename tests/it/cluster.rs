@@ -1,17 +1,12 @@
-//! Shards, merge, checkpoints and signals, through the library and the real binary.
+//! Shards: disjoint, covering, summing to the count, chosen by flag or by a batch scheduler's
+//! variables; dry runs; the scripts that run them.
 
-use crate::cli::{nqueens, run};
 use crate::oeis::known;
-use nqueens::count_subtasks;
-use nqueens::Shard;
-use nqueens::{CountOptions, EngineChoice};
+use crate::util::{bin, json, nqueens, run};
+use nqueens::{count_subtasks, CountOptions, EngineChoice, Shard};
+use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-pub fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("nqueens")
-}
+use std::process::Command;
 
 #[test]
 fn shards_are_disjoint_cover_everything_and_sum_to_the_count() {
@@ -42,39 +37,6 @@ fn shards_are_disjoint_cover_everything_and_sum_to_the_count() {
                 assert_eq!((total, unique), known(n), "n={n} m={m} {engine:?}");
             }
         }
-    }
-}
-
-#[test]
-fn binary_shards_merge_to_the_full_count() {
-    let dir = tempfile::tempdir().unwrap();
-    for (n, m) in [(8, 3), (11, 7), (13, 2)] {
-        let mut files = Vec::new();
-        for i in 0..m {
-            let (code, out, err) = run(&[
-                "count",
-                &n.to_string(),
-                "--shard",
-                &format!("{i}/{m}"),
-                "--json",
-                "--unique",
-            ]);
-            assert_eq!(code, 0, "{err}");
-            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-            assert_eq!(v["shard"]["index"], i);
-            assert_eq!(v["shard"]["count"], m);
-            let path = dir.path().join(format!("{n}-{i}.json"));
-            std::fs::write(&path, out).unwrap();
-            files.push(path.display().to_string());
-        }
-        let mut args = vec!["merge"];
-        args.extend(files.iter().map(String::as_str));
-        let (total, unique) = known(n);
-        assert_eq!(run(&args).1, format!("{total} {unique}\n"));
-        args.push("--json");
-        let v: serde_json::Value = serde_json::from_str(&run(&args).1).unwrap();
-        assert_eq!(v["total"], total.to_string());
-        assert!(v.get("shard").is_none());
     }
 }
 
@@ -240,248 +202,172 @@ fn bad_shards_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-pub fn shard_record(n: usize, i: usize, m: usize, extra: &[&str]) -> String {
-    let mut args = vec![
-        "count".to_string(),
-        n.to_string(),
-        "--json".into(),
-        "--shard".into(),
-        format!("{i}/{m}"),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, out, err) = run(&args);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    out
-}
-
-/// Writes `text` to `dir/name`; returns the path.
-pub fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
-
-/// Runs the binary with `args` and returns (exit code, stdout, stderr).
-fn run_owned(args: &[String]) -> (i32, String, String) {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run(&args)
-}
-
-/// `merge FILES EXTRA`: (exit code, stdout, stderr).
-pub fn merge_files(files: &[String], extra: &[&str]) -> (i32, String, String) {
-    let mut args = vec!["merge".to_string()];
-    args.extend(files.iter().cloned());
-    args.extend(extra.iter().map(|s| s.to_string()));
-    run_owned(&args)
-}
-
-/// The shard files of `count n --shard i/m --json EXTRA` for every i.
-pub fn shard_files(dir: &Path, tag: &str, n: usize, m: usize, extra: &[&str]) -> Vec<String> {
-    (0..m)
-        .map(|i| {
-            write(
-                dir,
-                &format!("{tag}-{i}.json"),
-                &shard_record(n, i, m, extra),
-            )
-        })
-        .collect()
-}
-
 #[test]
-fn merge_refuses_every_bad_case() {
+fn run_shards_reuses_a_shard_only_for_the_same_run_and_quotes_extra_flags() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| {
-        let p = dir.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p.display().to_string()
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/run-shards.sh");
+    if Command::new("parallel").arg("--version").output().is_err() {
+        eprintln!("GNU parallel is not installed: .ci/run installs it");
+        return;
+    }
+    let shards = |extra: &[&str]| {
+        let mut cmd = Command::new("bash");
+        cmd.arg(script).args(["12", "3", "--"]).args(extra);
+        cmd.current_dir(dir.path())
+            .env("NQUEENS_BIN", bin())
+            .env("NQUEENS_SHARD_DIR", "shards")
+            .output()
+            .unwrap()
     };
-    let a0 = write("a0", &shard_record(10, 0, 2, &[]));
-    let a1 = write("a1", &shard_record(10, 1, 2, &[]));
-    let other_n = write("n11", &shard_record(11, 1, 2, &[]));
-    let other_engine = write("mirror", &shard_record(10, 1, 2, &["--engine", "mirror"]));
-    let other_count = write("m3", &shard_record(10, 1, 3, &[]));
-    let other_unique = write("u", &shard_record(10, 1, 2, &["--unique"]));
-    let incomplete = write(
-        "inc",
-        &shard_record(10, 1, 2, &[]).replace("\"complete\":true", "\"complete\":false"),
-    );
-    let garbage = write("garbage", "not json\n");
-    assert_eq!(run(&["merge", &a0, &a1]).1, "724\n");
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec![&a0], "missing shard"),
-        (vec![&a0, &a1, &a1], "given twice"),
-        (vec![&a0, &other_n], "N differs"),
-        (vec![&a0, &other_engine], "engine differs"),
-        (vec![&a0, &other_count], "shard count differs"),
-        (
-            vec![&a0, &other_unique],
-            "fundamental solutions (counted in one, not the other) differs",
-        ),
-        (vec![&a0, &incomplete], "incomplete"),
-        (vec![&a0, &garbage], "not a JSON count record"),
-        (vec![&a0, "/no/such/file"], "cannot read"),
-    ];
-    for (files, why) in cases {
-        let mut args = vec!["merge"];
-        args.extend(files);
-        let (code, out, err) = run(&args);
-        assert_eq!(code, 1, "{args:?}: {err}");
-        assert!(out.is_empty());
-        assert!(err.contains(why), "{args:?}: expected '{why}' in {err}");
-        assert_eq!(err.lines().count(), 1);
-    }
-}
-
-/// Starts a count that lasts many seconds (N = 17 on one scalar thread) with a fast-saving
-/// checkpoint; returns the child.
-pub fn start_long_count(checkpoint: &Path) -> std::process::Child {
-    Command::new(bin())
-        .args([
-            "count", "17", "-t", "1", "--kernel", "scalar", "--engine", "d4", "--json",
-        ])
-        .args(["--checkpoint-every", "0.1", "--checkpoint"])
-        .arg(checkpoint)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Waits until the checkpoint has at least one finished subtask.
-pub fn wait_for_checkpoint(path: &Path) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(30) {
-        if std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"first\"")) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("no checkpoint written");
-}
-
-/// Finishes the run on every core with the fastest kernel: checkpoints do not depend on it.
-pub fn resume(checkpoint: &Path) -> serde_json::Value {
-    let out = Command::new(bin())
-        .args([
-            "count",
-            "17",
-            "-t",
-            "2",
-            "--engine",
-            "d4",
-            "--json",
-            "--checkpoint",
-        ])
-        .arg(checkpoint)
-        .output()
-        .unwrap();
+    let first = shards(&[]);
     assert_eq!(
-        out.status.code(),
-        Some(0),
+        String::from_utf8_lossy(&first.stdout).lines().last(),
+        Some("14200")
+    );
+    // the same run again is read back from its checkpoints
+    assert_eq!(
+        String::from_utf8_lossy(&shards(&[]).stdout).lines().last(),
+        Some("14200")
+    );
+    for other in [&["--prefix", "1"][..], &["--unique"]] {
+        let out = shards(other);
+        assert_ne!(out.status.code(), Some(0), "{other:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("another run"),
+            "{other:?}"
+        );
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("14200"));
+    }
+    std::fs::remove_dir_all(dir.path().join("shards")).unwrap();
+    let out = shards(&["--prefix", "1 3"]);
+    let want = run(&["count", "12", "--prefix", "1 3"]).1;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        want,
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
+// scripts/slurm-array.sh itself (requeue on SIGTERM, a task resubmitted alone, a failed task)
+// is tested on a real Slurm by tests/slurm.sh, which .ci/run starts.
 #[test]
-fn sigint_saves_and_the_run_resumes_to_the_right_total() {
-    let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("ck");
-    let child = start_long_count(&ck);
-    wait_for_checkpoint(&ck);
-    let sent = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
+fn an_array_with_a_step_counts_the_shard_of_its_position() {
+    let out = Command::new(bin())
+        .args(["count", "8", "--json"])
+        .env("SLURM_ARRAY_TASK_ID", "5")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_STEP", "2")
+        .output()
         .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    assert!(
-        sent.elapsed() < Duration::from_secs(3),
-        "stopped in {:?}",
-        sent.elapsed()
+    assert_eq!(
+        json(&String::from_utf8_lossy(&out.stdout))["shard"]["index"],
+        2
     );
-    assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("resume"));
-    let v = resume(&ck);
-    assert_eq!(v["total"], known(17).0.to_string());
-    assert_eq!(v["complete"], true);
-    assert!(v["resumed_subtasks"].as_u64().unwrap() > 0);
 }
 
 #[test]
-fn sigkill_loses_only_the_last_moments() {
-    let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("ck");
-    let mut child = start_long_count(&ck);
-    wait_for_checkpoint(&ck);
-    std::thread::sleep(Duration::from_millis(300));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let v = resume(&ck);
-    assert_eq!(v["total"], known(17).0.to_string());
-    assert!(v["resumed_subtasks"].as_u64().unwrap() > 0);
+fn a_shard_index_without_its_count_is_refused() {
+    for (var, value) in [("SLURM_ARRAY_TASK_ID", "1"), ("JOB_COMPLETION_INDEX", "0")] {
+        let out = Command::new(bin())
+            .args(["count", "8"])
+            .env(var, value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}");
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]
-fn corrupt_truncated_and_foreign_checkpoints_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("ck");
-    let ck_arg = ck.display().to_string();
-    assert_eq!(run(&["count", "11", "--checkpoint", &ck_arg]).1, "2680\n");
-    // resuming a finished checkpoint recounts nothing
-    let v: serde_json::Value =
-        serde_json::from_str(&run(&["count", "11", "--json", "--checkpoint", &ck_arg]).1).unwrap();
-    assert_eq!(v["resumed_subtasks"], v["subtasks"]);
-    assert_eq!(v["total"], "2680");
-    let good = std::fs::read_to_string(&ck).unwrap();
-    let refuse = |text: &str, args: &[&str], why: &str| {
-        std::fs::write(&ck, text).unwrap();
-        let mut all = vec!["count"];
-        all.extend(args);
-        all.extend(["--checkpoint", &ck_arg]);
-        let (code, out, err) = run(&all);
-        assert_eq!(code, 1, "{why}: {err}");
-        assert!(out.is_empty());
-        assert!(err.contains(why), "expected '{why}' in {err}");
-    };
-    let digit = good.find("\"total\":").unwrap() + 8;
-    let mut corrupt = good.clone().into_bytes();
-    corrupt[digit] = if corrupt[digit] == b'1' { b'2' } else { b'1' };
-    refuse(std::str::from_utf8(&corrupt).unwrap(), &["11"], "checksum");
-    refuse(&good[..good.len() / 2], &["11"], "truncated");
-    refuse("", &["11"], "truncated");
-    refuse("hello\nworld\n", &["11"], "checksum");
-    refuse(&good, &["12"], "another run");
-    refuse(&good, &["11", "--engine", "mirror"], "another run");
-    refuse(&good, &["11", "--unique"], "another run");
-    refuse(&good, &["11", "--shard", "0/2"], "another run");
-    refuse(&good, &["11", "--split-depth", "2"], "another run");
+fn a_sharded_plain_count_says_it_is_partial() {
+    let (code, out, err) = run(&["count", "10", "--shard", "1/3"]);
+    assert_eq!(code, 0);
+    assert!(out.trim().parse::<u64>().unwrap() < 724);
+    assert!(err.contains("shard 1/3 only"), "{err}");
 }
 
+/// Item 12: `--shard 0/1` is the whole count: no shard note, no shard identity.
+#[cfg(unix)]
 #[test]
-fn sigterm_stops_even_inside_huge_subtasks() {
-    let child = Command::new(bin())
-        .args(["count", "32", "-t", "2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+fn shard_0_of_1_is_the_whole_count() {
+    let (code, out, err) = run(&["count", "10", "--shard", "0/1"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "724\n", ""));
+    let whole: Value = serde_json::from_str(&run(&["count", "10", "--json"]).1).unwrap();
+    let one: Value =
+        serde_json::from_str(&run(&["count", "10", "--shard", "0/1", "--json"]).1).unwrap();
+    for v in [&whole, &one] {
+        assert!(v.get("shard").is_none() && v.get("parts").is_none(), "{v}");
+    }
+    assert_eq!(one["total"], whole["total"]);
+    let out = Command::new(bin())
+        .args(["count", "10"])
+        .env("JOB_COMPLETION_INDEX", "0")
+        .env("NQUEENS_SHARDS", "1")
+        .output()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let sent = Instant::now();
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "724\n");
     assert!(
-        sent.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        sent.elapsed()
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.stdout.is_empty());
+}
+
+/// Scheduler variables that cannot select one shard are refused with one line naming them:
+/// a count without its index (the whole board was counted silently), Slurm and Kubernetes
+/// selecting different shards (Slurm won silently), a step of 0.
+#[cfg(unix)]
+#[test]
+fn shard_variables_that_do_not_select_one_shard_are_refused() {
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[("NQUEENS_SHARDS", "2")],
+            "NQUEENS_SHARDS is set but JOB_COMPLETION_INDEX is not",
+        ),
+        (
+            &[
+                ("SLURM_ARRAY_TASK_ID", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+                ("JOB_COMPLETION_INDEX", "0"),
+                ("NQUEENS_SHARDS", "2"),
+            ],
+            "select shard 1/2 and Kubernetes",
+        ),
+        (
+            &[
+                ("SLURM_ARRAY_TASK_ID", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+                ("SLURM_ARRAY_TASK_STEP", "0"),
+            ],
+            "SLURM_ARRAY_TASK_STEP=0",
+        ),
+        (
+            &[("JOB_COMPLETION_INDEX", "3"), ("NQUEENS_SHARDS", "2")],
+            "not a shard of NQUEENS_SHARDS=2",
+        ),
+    ];
+    for &(vars, words) in cases {
+        let mut command = Command::new(bin());
+        command.args(["count", "8"]);
+        for var in [
+            "SLURM_ARRAY_TASK_ID",
+            "SLURM_ARRAY_TASK_COUNT",
+            "JOB_COMPLETION_INDEX",
+            "NQUEENS_SHARDS",
+        ] {
+            command.env_remove(var);
+        }
+        command.envs(vars.iter().copied());
+        let out = command.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{vars:?}: {err}");
+        assert!(out.stdout.is_empty(), "{vars:?}");
+        assert!(
+            err.contains(words) && err.contains("from the environment"),
+            "{vars:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
 }

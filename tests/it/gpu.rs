@@ -3,10 +3,9 @@
 //! CPU); `.ci/run` sets NQUEENS_REQUIRE_GPU so that a missing adapter fails instead of
 //! skipping.
 
-use crate::cli::run;
-use crate::cluster::{bin, merge_files, shard_record, write};
 use crate::naive;
 use crate::oeis::known;
+use crate::util::{bin, merge_files, run, shard_record, write};
 use nqueens::{count, count_completions, CountOptions, DeviceChoice};
 use nqueens::{run as run_count, EngineChoice, Hooks, Part, RunRequest};
 use proptest::prelude::*;
@@ -260,7 +259,7 @@ fn a_checkpoint_moves_between_devices() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    crate::cluster::wait_for_checkpoint(&ck);
+    crate::util::wait_for_checkpoint(&ck);
     std::thread::sleep(Duration::from_millis(300));
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -1,8 +1,7 @@
 //! The quadrant engine: totals against d4 and the known table, shards, memory limit, refusals.
 
-use crate::cli::run;
-use crate::cluster::{merge_files, shard_files, shard_record, write};
 use crate::oeis::known;
+use crate::util::{merge_files, run, shard_files, shard_record, write};
 use nqueens::KernelChoice;
 use nqueens::{count, CountOptions, EngineChoice};
 

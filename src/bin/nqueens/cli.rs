@@ -10,7 +10,8 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use crate::progress::ProgressMode;
-use nqueens::{CountOptions, DeviceChoice, EngineChoice, KernelChoice};
+use nqueens::{CountOptions, DeviceChoice, EngineChoice, Error, KernelChoice, RunRequest};
+use std::time::Duration;
 
 /// Counts and lists N-Queens solutions on every core.
 #[derive(Parser, Debug)]
@@ -239,6 +240,25 @@ impl ListArgs {
 }
 
 impl CountArgs {
+    /// The run these flags ask for. Without `--shard`, the shard comes from a batch
+    /// scheduler's variables (`env` reads one); one shard of one is the whole count.
+    pub fn request(&self, env: impl Fn(&str) -> Option<String>) -> Result<RunRequest, Error> {
+        let prefix = match &self.prefix {
+            Some(p) => Some(parse_prefix(p, self.n).map_err(Error::BadPrefix)?),
+            None => None,
+        };
+        let shard = match self.shard {
+            Some(s) => Some(s),
+            None => Shard::from_env(env)?,
+        };
+        Ok(RunRequest {
+            shard: shard.filter(|s| s.count > 1).unwrap_or(Shard::WHOLE),
+            checkpoint: self.checkpoint.clone(),
+            save_every: Duration::from_secs_f64(self.checkpoint_every),
+            ..RunRequest::new(self.n, self.options(), prefix)
+        })
+    }
+
     /// The library options these flags ask for.
     pub fn options(&self) -> CountOptions {
         CountOptions {
@@ -353,49 +373,5 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
             SAVE_EVERY_SECONDS.start(),
             SAVE_EVERY_SECONDS.end()
         )),
-    }
-}
-
-/// The message for a library error, in the command line's words: a request that failed
-/// because of a flag names the flag and the value that would work; other errors speak for
-/// themselves.
-pub fn error_line(e: &nqueens::Error) -> String {
-    use nqueens::Error as E;
-    match e {
-        E::KernelUnavailable { kernel, why } => {
-            format!("--kernel {kernel}: {why}; use --kernel auto or scalar")
-        }
-        E::ZeroThreads | E::TooManyThreads { .. } => format!("--threads: {e}"),
-        E::BadSplitDepth { .. } | E::TooManySubtasks { .. } => format!("--split-depth: {e}"),
-        E::EngineWithPrefix(engine) => format!(
-            "--engine {}: a --prefix is counted without symmetry; use --engine auto",
-            engine.name()
-        ),
-        E::EngineTooSmall { engine, n, min } => format!(
-            "--engine {} needs N of at least {min}, got {n}; use --engine auto or mirror",
-            engine.name()
-        ),
-        E::EngineTooLarge { engine, n, max } => format!(
-            "--engine {} takes N up to {max}, got {n}; use --engine auto or d4",
-            engine.name()
-        ),
-        E::TotalsOnly(engine) => format!(
-            "--engine {} counts totals only, not fundamental solutions (--unique); use --engine auto, d4 or mirror",
-            engine.name()
-        ),
-        E::CpuOnly(engine) => format!(
-            "--engine {} runs on the CPU only; use --device auto or cpu, or --engine d4 on the GPU",
-            engine.name()
-        ),
-        E::NoSplitDepth(engine) => format!(
-            "--engine {} is not split by rows: it takes no split depth (--split-depth)",
-            engine.name()
-        ),
-        E::BadShard(why) => format!("--shard: {why}"),
-        E::NoSuchGpu { index, found } => format!(
-            "--gpus {index}: this machine has {found} GPU adapter(s), numbered from 0; nqueens devices lists them"
-        ),
-        E::GpusOnCpu => "--gpus names GPUs for a count on the CPU only; use --device auto, gpu or gpu-only".into(),
-        _ => e.to_string(),
     }
 }

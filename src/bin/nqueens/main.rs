@@ -1,85 +1,28 @@
 //! The `nqueens` command: parse arguments, run the library, print data on stdout.
 
+#[macro_use]
+mod output;
 mod cli;
+mod messages;
+mod pages;
 mod progress;
 mod scale;
+mod signals;
 
 use anyhow::Result;
 use clap::Parser;
 use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
+use messages::{clap_exit, report_error, EXIT_USAGE};
 use nqueens::export::count::{plain_line, stats_line, CountRecord};
 use nqueens::Error;
 use nqueens::Lister;
-use nqueens::Shard;
 use nqueens::{run as run_count, Hooks, RunRequest};
+use output::{lock, stdout};
 use progress::Progress;
 use scale::{export as scale_out, plot};
+use signals::{exit_on_signal, interrupt_flag, interrupted_code, say_interrupted};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::Duration;
-
-/// Exit code for usage errors (clap's own code too).
-const EXIT_USAGE: u8 = 2;
-/// Exit code after an interruption (SIGINT/SIGTERM).
-const EXIT_INTERRUPTED: u8 = 130;
-
-/// The exit code of a run stopped by SIGHUP (a closed terminal or ssh session): 128 + 1.
-const EXIT_HANGUP: u8 = 129;
-
-/// The exit code of the signal that stopped the run: SIGHUP's, or SIGINT's and SIGTERM's.
-fn interrupted_code() -> u8 {
-    if HANGUP.load(std::sync::atomic::Ordering::Relaxed) {
-        EXIT_HANGUP
-    } else {
-        EXIT_INTERRUPTED
-    }
-}
-
-/// The signals that stop a run, and the exit code each ends it with.
-#[cfg(unix)]
-const STOP_SIGNALS: [(i32, u8); 3] = [
-    (signal_hook::consts::SIGINT, EXIT_INTERRUPTED),
-    (signal_hook::consts::SIGTERM, EXIT_INTERRUPTED),
-    (signal_hook::consts::SIGHUP, EXIT_HANGUP),
-];
-
-/// Set by SIGHUP, which stops a run as SIGTERM does, with its own exit code.
-static HANGUP: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
-
-/// Locks `m`, taking its data even if a thread panicked holding it (the same rule as the
-/// library's): a message or a line of progress is never lost to a poisoned lock.
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Writes one line on stderr. A stderr that cannot take it (full, closed) is ignored: a
-/// message must never take the program down.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        let _ = writeln!(io::stderr(), $($arg)*);
-    }};
-}
-
-/// Standard output, whose write errors say what could not be written (`cannot write to
-/// standard output: No space left on device`); a closed pipe keeps its kind (a quiet end).
-fn stdout() -> impl Write {
-    struct Named(io::StdoutLock<'static>);
-    fn named(e: io::Error) -> io::Error {
-        io::Error::new(e.kind(), format!("cannot write to standard output: {e}"))
-    }
-    impl Write for Named {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.write(buf).map_err(named)
-        }
-
-        fn flush(&mut self) -> io::Result<()> {
-            self.0.flush().map_err(named)
-        }
-    }
-    Named(io::stdout().lock())
-}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -89,96 +32,6 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => report_error(&e),
-    }
-}
-
-/// Prints help and version as clap does; any other parse error as one line, exit 2.
-fn clap_exit(e: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            if e.use_stderr() {
-                let _ = e.print();
-                return ExitCode::from(EXIT_USAGE);
-            }
-            // help and version are the program's output: a stdout that cannot take them fails
-            let text = e.render().to_string();
-            let mut out = stdout();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => report_error(&e.into()),
-            }
-        }
-        _ => {
-            say!("nqueens: {}", usage_line(&e));
-            ExitCode::from(EXIT_USAGE)
-        }
-    }
-}
-
-/// One line for a parse error: clap's first line, what is allowed, and what was missing.
-fn usage_line(e: &clap::Error) -> String {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let strings = |kind| match e.get(kind) {
-        Some(ContextValue::Strings(list)) => Some(list.join(", ")),
-        Some(ContextValue::String(one)) => Some(one.clone()),
-        _ => None,
-    };
-    let text = e.to_string();
-    let first = text.lines().next().unwrap_or("invalid arguments");
-    let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    // a value that came from NQUEENS_THREADS (not from -t) is named by the variable
-    let bad_value = strings(ContextKind::InvalidValue);
-    let from_env = std::env::var("NQUEENS_THREADS").ok().filter(|v| {
-        let on_the_line = std::env::args()
-            .skip(1)
-            .any(|a| a.starts_with("-t") || a.starts_with("--threads"));
-        !on_the_line && bad_value.as_deref() == Some(v.as_str())
-    });
-    if let (Some(value), Some(why)) = (
-        from_env,
-        line.split_once("': ").map(|(_, why)| why.to_string()),
-    ) {
-        line = format!("invalid value '{value}' for the variable NQUEENS_THREADS: {why}");
-    }
-    if e.kind() == ErrorKind::MissingRequiredArgument {
-        if let Some(missing) = strings(ContextKind::InvalidArg) {
-            line = format!("missing required argument {missing}");
-        }
-    }
-    if let Some(valid) = strings(ContextKind::ValidValue).filter(|v| !v.is_empty()) {
-        line.push_str(&format!("; allowed values: {valid}"));
-    }
-    if let Some(similar) = strings(ContextKind::SuggestedArg) {
-        line.push_str(&format!("; did you mean {similar}?"));
-    }
-    if let Some(sub) = strings(ContextKind::SuggestedSubcommand) {
-        line.push_str(&format!("; did you mean {sub}?"));
-    }
-    line
-}
-
-/// Maps an error to its message and exit code; a closed stdout is a quiet success.
-fn report_error(e: &anyhow::Error) -> ExitCode {
-    if let Some(io) = e.downcast_ref::<io::Error>() {
-        if io.kind() == io::ErrorKind::BrokenPipe {
-            return ExitCode::SUCCESS;
-        }
-    }
-    match e.downcast_ref::<Error>() {
-        Some(Error::Interrupted) => say_interrupted("nqueens: interrupted"),
-        Some(e @ Error::InterruptedUnsaved { .. }) => say_interrupted(&format!("nqueens: {e}")),
-        Some(lib) => say!("nqueens: {}", cli::error_line(lib)),
-        None => say!("nqueens: {e:#}"),
-    }
-    match e.downcast_ref::<Error>() {
-        Some(Error::Interrupted | Error::InterruptedUnsaved { .. }) => {
-            ExitCode::from(interrupted_code())
-        }
-        Some(e) if e.is_usage() => ExitCode::from(EXIT_USAGE),
-        _ => ExitCode::FAILURE,
     }
 }
 
@@ -198,44 +51,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Completions { shell } => {
-            // generated into memory first: clap_complete panics when its writer fails
-            let mut script = Vec::new();
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "nqueens", &mut script);
-            stdout().write_all(&script)?;
+            stdout().write_all(&pages::completions(shell))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Man { command } => {
-            // from the same definitions as --help: the pages cannot drift from the program
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            cmd.build();
-            let cmd = match command {
-                None => cmd,
-                Some(name) => {
-                    let ours = |c: &&clap::Command| c.get_name() != "help";
-                    let Some(sub) = cmd.find_subcommand(&name).filter(ours) else {
-                        let names: Vec<&str> = cmd
-                            .get_subcommands()
-                            .filter(ours)
-                            .map(|c| c.get_name())
-                            .collect();
-                        say!(
-                            "nqueens: man: no command '{name}': one of {}",
-                            names.join(", ")
-                        );
-                        return Ok(ExitCode::from(EXIT_USAGE));
-                    };
-                    let page = format!("nqueens-{}", sub.get_name());
-                    sub.clone()
-                        .display_name(page)
-                        .bin_name(format!("nqueens {name}"))
-                }
-            };
-            let mut page = Vec::new();
-            clap_mangen::Man::new(cmd).render(&mut page)?;
-            stdout().write_all(&page)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Man { command } => match pages::man(command.as_deref())? {
+            Ok(page) => {
+                stdout().write_all(&page)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(refused) => {
+                say!("nqueens: man: {refused}");
+                Ok(ExitCode::from(EXIT_USAGE))
+            }
+        },
     }
 }
 
@@ -342,67 +170,6 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once,
-/// saying `again` (it ended silently before: a user could not tell whether the save after
-/// the first was made).
-/// `None`: the caller ends the process at the first signal itself ([`exit_on_signal`]), and
-/// no thread waits for a second.
-fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
-    let flag = Arc::new(AtomicBool::new(false));
-    #[cfg(unix)]
-    {
-        for (signal, code) in STOP_SIGNALS {
-            if code == EXIT_HANGUP {
-                signal_hook::flag::register(signal, HANGUP.clone())?;
-            }
-            signal_hook::flag::register(signal, flag.clone())?;
-        }
-        if let Some(again) = again {
-            let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
-            std::thread::spawn(move || {
-                // the first is the run's to act on; the second ends the process
-                if signals.forever().nth(1).is_some() {
-                    say_interrupted(&again);
-                    std::process::exit(interrupted_code().into());
-                }
-            });
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = again;
-    Ok(flag)
-}
-
-/// Says `message` once per process: the thread that handles a signal and the run that saw
-/// the stop may both get here, and whichever is second waits until the first has written it
-/// (so the process cannot end between the two with nothing said).
-fn say_interrupted(message: &str) {
-    static SAID: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let mut said = lock(&SAID);
-    if !*said {
-        say!("{message}");
-        *said = true;
-    }
-}
-
-/// For commands with nothing to save: the first SIGINT, SIGTERM or SIGHUP (also one the
-/// shell had set to be ignored, as for a background job) ends the process at once with the
-/// message and exit code of the signal contract.
-fn exit_on_signal() -> Result<()> {
-    #[cfg(unix)]
-    {
-        let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
-        std::thread::spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                say_interrupted("nqueens: interrupted");
-                let code = STOP_SIGNALS.iter().find(|(s, _)| *s == signal).map(|s| s.1);
-                std::process::exit(code.unwrap_or(EXIT_INTERRUPTED).into());
-            }
-        });
-    }
-    Ok(())
-}
-
 fn list(args: &ListArgs) -> Result<ExitCode> {
     exit_on_signal()?;
     let opts = args.options();
@@ -445,22 +212,8 @@ fn count(args: &CountArgs) -> Result<ExitCode> {
         )
     });
     let cancel = interrupt_flag(again)?;
-    let prefix = match &args.prefix {
-        Some(p) => Some(cli::parse_prefix(p, args.n).map_err(Error::BadPrefix)?),
-        None => None,
-    };
-    // one shard of one is the whole count: no shard identity, no shard note
-    let chosen_shard = match args.shard {
-        Some(s) => Some(s),
-        None => Shard::from_env(|name| std::env::var(name).ok())?,
-    }
-    .filter(|s| s.count > 1);
-    let request = RunRequest {
-        shard: chosen_shard.unwrap_or(Shard::WHOLE),
-        checkpoint: args.checkpoint.clone(),
-        save_every: Duration::from_secs_f64(args.checkpoint_every),
-        ..RunRequest::new(args.n, args.options(), prefix)
-    };
+    let request = args.request(|name| std::env::var(name).ok())?;
+    let chosen_shard = Some(request.shard).filter(|s| s.count > 1);
     if args.dry_run {
         // a signal has ended it at once (N = 23's plan takes half a second)
         return dry_run(&request);

@@ -1,0 +1,95 @@
+//! The signal contract: SIGINT, SIGTERM and SIGHUP stop a run (which saves its checkpoint)
+//! or end a command with nothing to save at once; a second signal ends the process; the exit
+//! code says which signal it was (130, or 129 for SIGHUP).
+
+use crate::output::lock;
+use anyhow::Result;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Exit code after an interruption (SIGINT/SIGTERM).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The exit code of a run stopped by SIGHUP (a closed terminal or ssh session): 128 + 1.
+const EXIT_HANGUP: u8 = 129;
+
+/// The exit code of the signal that stopped the run: SIGHUP's, or SIGINT's and SIGTERM's.
+pub fn interrupted_code() -> u8 {
+    if HANGUP.load(std::sync::atomic::Ordering::Relaxed) {
+        EXIT_HANGUP
+    } else {
+        EXIT_INTERRUPTED
+    }
+}
+
+/// The signals that stop a run, and the exit code each ends it with.
+#[cfg(unix)]
+const STOP_SIGNALS: [(i32, u8); 3] = [
+    (signal_hook::consts::SIGINT, EXIT_INTERRUPTED),
+    (signal_hook::consts::SIGTERM, EXIT_INTERRUPTED),
+    (signal_hook::consts::SIGHUP, EXIT_HANGUP),
+];
+
+/// Set by SIGHUP, which stops a run as SIGTERM does, with its own exit code.
+static HANGUP: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
+
+/// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once,
+/// saying `again` (it ended silently before: a user could not tell whether the save after
+/// the first was made).
+/// `None`: the caller ends the process at the first signal itself ([`exit_on_signal`]), and
+/// no thread waits for a second.
+pub fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    {
+        for (signal, code) in STOP_SIGNALS {
+            if code == EXIT_HANGUP {
+                signal_hook::flag::register(signal, HANGUP.clone())?;
+            }
+            signal_hook::flag::register(signal, flag.clone())?;
+        }
+        if let Some(again) = again {
+            let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
+            std::thread::spawn(move || {
+                // the first is the run's to act on; the second ends the process
+                if signals.forever().nth(1).is_some() {
+                    say_interrupted(&again);
+                    std::process::exit(interrupted_code().into());
+                }
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = again;
+    Ok(flag)
+}
+
+/// Says `message` once per process: the thread that handles a signal and the run that saw
+/// the stop may both get here, and whichever is second waits until the first has written it
+/// (so the process cannot end between the two with nothing said).
+pub fn say_interrupted(message: &str) {
+    static SAID: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut said = lock(&SAID);
+    if !*said {
+        say!("{message}");
+        *said = true;
+    }
+}
+
+/// For commands with nothing to save: the first SIGINT, SIGTERM or SIGHUP (also one the
+/// shell had set to be ignored, as for a background job) ends the process at once with the
+/// message and exit code of the signal contract.
+pub fn exit_on_signal() -> Result<()> {
+    #[cfg(unix)]
+    {
+        let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                say_interrupted("nqueens: interrupted");
+                let code = STOP_SIGNALS.iter().find(|(s, _)| *s == signal).map(|s| s.1);
+                std::process::exit(code.unwrap_or(EXIT_INTERRUPTED).into());
+            }
+        });
+    }
+    Ok(())
+}
