@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod adapter;
 mod board;
 mod checkpoint;
 mod counts;
@@ -54,11 +55,12 @@ mod solution;
 mod subtask;
 mod symmetry;
 
+pub use adapter::Adapter;
 pub use board::MAX_N;
 pub use checkpoint::{Part, RunIdentity, FORMAT_VERSION as CHECKPOINT_FORMAT_VERSION};
 pub use counts::Counts;
 pub use device::{gpu_adapters, probe_gpu};
-pub use device::{Adapter, DeviceChoice, AUTO_GPU_MIN_N};
+pub use device::{DeviceChoice, AUTO_GPU_MIN_N};
 pub use engine::{Engine, EngineChoice, D4_MIN_N};
 pub use error::Error;
 pub use export::list::Format;

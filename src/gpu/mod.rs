@@ -10,7 +10,7 @@
 pub(crate) mod items;
 pub(crate) mod ledger;
 
-use crate::device::adapter::Adapter;
+use crate::adapter::Adapter;
 use crate::error::Error;
 use crate::parallel::lock;
 use crate::plan::Rows;

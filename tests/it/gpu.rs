@@ -261,10 +261,7 @@ fn a_checkpoint_moves_between_devices() {
         .unwrap();
     crate::util::wait_for_checkpoint(&ck);
     std::thread::sleep(Duration::from_millis(300));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    crate::util::kill("-INT", child.id());
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

@@ -1,4 +1,5 @@
-//! One GPU adapter of the machine, as listed: what the probes give and `gpu` opens.
+//! One GPU adapter of the machine, as listed: what the probes give and `gpu` opens (a leaf
+//! file, so that `gpu` and `device` can both use it).
 
 /// One adapter of the machine, as `nqueens devices` lists it and `--gpus` numbers it.
 ///

@@ -1,9 +1,7 @@
 //! Where the search runs: as asked for, the adapters a machine has, and the devices a count
 //! opened (which ones is decided in [`crate::resolved`]; the GPUs are driven by `gpu`).
 
-pub(crate) mod adapter;
-
-pub use adapter::Adapter;
+use crate::adapter::Adapter;
 
 /// Where to count, as asked for.
 ///
