@@ -3,6 +3,7 @@
 #[macro_use]
 mod output;
 mod cli;
+mod count;
 mod messages;
 mod pages;
 mod progress;
@@ -11,14 +12,11 @@ mod signals;
 
 use anyhow::Result;
 use clap::Parser;
-use cli::{Cli, Command, CountArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
+use cli::{Cli, Command, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
 use messages::{clap_exit, report_error, EXIT_USAGE};
-use nqueens::export::count::{plain_line, stats_line, CountRecord};
 use nqueens::Error;
 use nqueens::Lister;
-use nqueens::{run as run_count, Hooks, RunRequest};
 use output::{lock, stdout};
-use progress::Progress;
 use scale::{export as scale_out, plot};
 use signals::{exit_on_signal, interrupt_flag, interrupted_code, say_interrupted};
 use std::io::{self, BufWriter, Write};
@@ -37,7 +35,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Count(args) => count(&args),
+        Command::Count(args) => count::count(&args),
         Command::List(args) => list(&args),
         Command::Merge(args) => merge(&args),
         Command::Scale(args) => scale(&args),
@@ -193,128 +191,6 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
         };
         writeln!(out, "{total}")?;
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn count(args: &CountArgs) -> Result<ExitCode> {
-    // signals first: a SIGTERM while threads start or the plan is built is not lost. With
-    // nothing to save (no checkpoint, or a dry run) the first one ends the process at once;
-    // otherwise it stops the run, which saves, and a second one ends the process
-    let saves = args.checkpoint.is_some() && !args.dry_run;
-    if !saves {
-        exit_on_signal()?;
-    }
-    let again = args.checkpoint.as_ref().filter(|_| saves).map(|path| {
-        format!(
-            "nqueens: interrupted again: ended at once, without the save that follows a stop; {} holds the save before it: run the same command to resume",
-            path.display()
-        )
-    });
-    let cancel = interrupt_flag(again)?;
-    let request = args.request(|name| std::env::var(name).ok())?;
-    let chosen_shard = Some(request.shard).filter(|s| s.count > 1);
-    if args.dry_run {
-        // a signal has ended it at once (N = 23's plan takes half a second)
-        return dry_run(&request);
-    }
-    let bar = Progress::new(args.progress);
-    let report = |done: usize, of: usize| {
-        if let Some(bar) = &bar {
-            bar.update(done, of);
-        }
-    };
-    // a save failing for the same reason every interval (a full disk) is said once
-    let last_save_error = std::sync::Mutex::new(String::new());
-    let save_failed = |e: &Error| {
-        let line = e.to_string();
-        let mut last = lock(&last_save_error);
-        if *last != line {
-            say!("nqueens: {line}; trying again at every save");
-            *last = line;
-        }
-    };
-    let interrupted = match &args.checkpoint {
-        Some(path) => format!(
-            "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
-            path.display()
-        ),
-        None => "nqueens: interrupted".into(),
-    };
-    // Stopped, a run waits for its workers to leave their subtasks: microseconds each, but
-    // thousands of threads on a few cores take longer than the contract's 100 ms. So the
-    // process ends as soon as nothing is left to save: at once without a checkpoint, and
-    // right after the save that follows the stop with one.
-    let end_now = || {
-        say_interrupted(&interrupted);
-        std::process::exit(interrupted_code().into());
-    };
-    let hooks = Hooks {
-        cancel: Some(&cancel),
-        progress: Some(&report),
-        on_save_error: Some(&save_failed),
-        on_stop_saved: Some(&end_now),
-    };
-    let outcome = run_count(&request, &hooks);
-    if let Some(bar) = &bar {
-        bar.finish();
-    }
-    let outcome = match outcome {
-        Err(Error::Interrupted) => {
-            // stopped while the plan was made, before the checkpoint's first save
-            let unsaved = args.checkpoint.as_ref().is_some_and(|p| !p.exists());
-            if unsaved {
-                say_interrupted("nqueens: interrupted before the count began: nothing to save");
-            } else {
-                say_interrupted(&interrupted);
-            }
-            return Ok(ExitCode::from(interrupted_code()));
-        }
-        Err(e @ Error::InterruptedUnsaved { .. }) => {
-            say_interrupted(&format!("nqueens: {e}"));
-            return Ok(ExitCode::from(interrupted_code()));
-        }
-        other => other?,
-    };
-    let counts = &outcome.counts;
-    let mut out = stdout();
-    if args.json {
-        let record = CountRecord::from_run(&outcome, chosen_shard.is_some());
-        writeln!(out, "{}", record.to_json())?;
-    } else {
-        writeln!(out, "{}", plain_line(counts.total, counts.unique))?;
-    }
-    out.flush()?;
-    if let Some(s) = chosen_shard.filter(|_| !args.json) {
-        say!("nqueens: the total of shard {s} only: count every shard with --json and add them up with nqueens merge");
-    }
-    if let Some(e) = &outcome.save_error {
-        say!("nqueens: {e}; the total above is complete, the checkpoint is older than it");
-    }
-    for note in &counts.notes {
-        say!("nqueens: note: {note}");
-    }
-    if args.stats {
-        say!("{}", stats_line(counts));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `count --dry-run`: what the count would run, from the same resolution as the count itself.
-fn dry_run(request: &RunRequest) -> Result<ExitCode> {
-    let plan = request.plan()?;
-    let shard = request.shard;
-    let mut out = stdout();
-    writeln!(
-        out,
-        "n={} engine={} split_depth={} plan_subtasks={} plan_digest={} shard={shard} subtasks={}",
-        plan.n(),
-        plan.engine().name(),
-        plan.depth(),
-        plan.len(),
-        plan.digest(),
-        shard.len(plan.len()),
-    )?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
