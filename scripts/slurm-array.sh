@@ -15,6 +15,10 @@
 # dependency. Its result is written to a temporary file and renamed: a finished result is
 # never emptied. Each task's messages, over all its starts, are in nqueens-N-M/slurm-JOB_TASK.out.
 #
+# To look at a run in progress: the shards finished so far, added up and checked, and the
+# ones still missing named on stderr:
+#   nqueens merge --partial nqueens-N-M/shard-*.json
+#
 # A task that fails (exit other than a requeue) makes Slurm cancel the merge job. Fix the
 # cause, resubmit that task alone (its shard is its array id and M, so task K of the same
 # command counts shard K of M), then merge by hand:

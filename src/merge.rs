@@ -27,6 +27,9 @@ pub struct MergeOptions {
     /// Add up shards that carry no per-subtask parts (written by hand or by another program)
     /// on their totals alone. Off: such a shard is refused, since nothing checks its total.
     pub trust_totals: bool,
+    /// Add up the shards given when some are missing (a run still going): the sum is not
+    /// `complete` and names the missing shards. Off: a missing shard is refused.
+    pub partial: bool,
 }
 
 /// Merges shard records (each with the name of where it came from, for messages).
@@ -45,9 +48,14 @@ pub struct MergeOptions {
 ///     .collect();
 /// // these records carry no per-subtask parts: refused unless their totals are trusted
 /// assert!(merge(&records, &MergeOptions::default()).is_err());
-/// let trusting = MergeOptions { trust_totals: true };
+/// let trusting = MergeOptions { trust_totals: true, ..MergeOptions::default() };
 /// assert_eq!(merge(&records, &trusting).unwrap().total, "92");
 /// assert!(merge(&records[..1], &trusting).is_err()); // shard 1 is missing
+/// // ... unless a partial sum is asked for: it says what is missing
+/// let partial = MergeOptions { partial: true, ..trusting };
+/// let some = merge(&records[..1], &partial).unwrap();
+/// assert_eq!((some.total.as_str(), some.complete), ("40", false));
+/// assert_eq!(some.missing_shards, Some(vec![[1, 1]]));
 /// ```
 pub fn merge(
     records: &[(String, CountRecord)],
@@ -78,7 +86,8 @@ pub fn merge(
         }
         sum.add(name, r)?;
     }
-    if seen.len() < count {
+    let missing = missing_ranges(&seen, count);
+    if !missing.is_empty() && !options.partial {
         let missing: Vec<String> = (0..count)
             .filter(|i| !seen.contains_key(i))
             .take(NAMED_MISSING)
@@ -86,7 +95,7 @@ pub fn merge(
             .collect();
         let more = count - seen.len() - missing.len();
         return Err(Error::Merge(format!(
-            "missing shard(s) {}{}",
+            "missing shard(s) {}{}; --partial adds up the shards given",
             missing.join(", "),
             if more > 0 {
                 format!(" and {more} more")
@@ -121,12 +130,26 @@ pub fn merge(
         } else {
             0.0
         },
-        complete: true,
+        complete: missing.is_empty(),
         shard: None,
         parts: None,
+        missing_shards: (!missing.is_empty()).then_some(missing),
         version: env!("CARGO_PKG_VERSION").into(),
         ..first.clone()
     })
+}
+
+/// The shard indices below `count` that `seen` lacks, as inclusive ranges.
+fn missing_ranges(seen: &BTreeMap<usize, &str>, count: usize) -> Vec<[usize; 2]> {
+    let mut ranges: Vec<[usize; 2]> = Vec::new();
+    let mut next = 0;
+    for &index in seen.keys().chain(std::iter::once(&count)) {
+        if index > next {
+            ranges.push([next, index - 1]);
+        }
+        next = index + 1;
+    }
+    ranges
 }
 
 /// A field all records share, or `mixed`.
@@ -407,7 +430,14 @@ pub fn verify(
     let mut rng = SplitMix(seed);
     for (name, r) in records {
         // a record without parts is refused below, with the reason that matters here
-        check_record(name, r, &MergeOptions { trust_totals: true })?;
+        check_record(
+            name,
+            r,
+            &MergeOptions {
+                trust_totals: true,
+                ..MergeOptions::default()
+            },
+        )?;
         let bad = |what: String| Error::Merge(format!("{name}: {what}"));
         let parts = r.parts.as_ref().ok_or_else(|| {
             bad("has no per-subtask parts to verify (only sharded runs record them: --shard I/M with --json)".into())

@@ -8,7 +8,8 @@
 #    (scancel -b -s TERM), saves, requeues itself and resumes; the merge job's total.json has
 #    the exact total, complete, with resumed subtasks;
 #  - --unique, --engine d4 and --engine mirror arrays merge to their known counts;
-#  - a task that fails makes Slurm cancel the merge job, and its output file says why.
+#  - a task that fails makes Slurm cancel the merge job, and its output file says why;
+#    merge --partial adds up the shard that finished and names the one missing.
 # Known totals are OEIS A000170 / A002562.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -119,6 +120,13 @@ wait_until 60 "the merge job of a failed array to be cancelled" merge_gone
 [ ! -e nqueens-10-2/total.json ] || fail "a merge ran after a failed task"
 grep -q "shard-1.ckpt" "nqueens-10-2/slurm-${bad}_1.out" || fail "the failed task's output names nothing"
 say "failed task ${bad}_1: merge job $bad_merge cancelled, the task's output names its checkpoint"
+
+# --- a look at the run as it stands: the finished shard added up, the failed one named
+partial=$("$NQUEENS_BIN" merge --partial --verify 1 nqueens-10-2/shard-*.json 2> partial.err) \
+    || fail "merge --partial of N = 10: $(cat partial.err)"
+grep -q "the sum of 1 of 2 shards, not the total: missing 1" partial.err || fail "$(cat partial.err)"
+[ "$partial" -gt 0 ] && [ "$partial" -lt 724 ] || fail "N = 10's partial sum $partial"
+say "merge --partial: $partial from shard 0 of 2, shard 1 named missing"
 
 # --- the recovery the script's header gives: resubmit the task alone, then merge by hand
 rerun_task() { # N M K [flags]: sbatch --array=K ... as a user would, waiting for it to end

@@ -87,6 +87,10 @@ pub struct CountRecord {
     /// What each subtask of the shard found, when sharded (for `merge`'s checks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Parts>,
+    /// In the sum of a partial merge only (`merge --partial`): the shard indices not given,
+    /// as inclusive ranges `[from, to]`, and `complete` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_shards: Option<Vec<[usize; 2]>>,
     /// Program version.
     pub version: String,
 }
@@ -143,6 +147,7 @@ impl CountRecord {
             tables_bytes: c.tables_bytes,
             shard: None,
             parts: None,
+            missing_shards: None,
             version: env!("CARGO_PKG_VERSION").into(),
         }
     }

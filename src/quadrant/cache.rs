@@ -1,11 +1,13 @@
-//! Row sets of the south quarter built as units ask for them, shared between threads, and
-//! dropped when no recent unit used them; and the books of what the tables hold.
+//! Row sets of a quarter built as units ask for them, shared between threads, and dropped
+//! when no recent unit used them; and the books of what the tables hold.
 //!
 //! Units come in id order, and neighbouring ids share their south rows (a unit's id orders
 //! its east rows as a number, whose high bits are the south rows): a few recent row sets serve
-//! nearly every unit, where the whole south table would take gigabytes at N = 23.
+//! nearly every unit, where the whole south table would take gigabytes at N = 23. The north
+//! rows change from unit to unit: where the north table is kept a row set at a time (N ≥ 22),
+//! a unit mostly builds its own two, milliseconds beside its count.
 
-use super::pattern::{Pattern, Region};
+use super::pattern::{Region, Stored};
 use super::quarter::RowSet;
 use crate::parallel::lock;
 use std::collections::{TryReserveError, VecDeque};
@@ -43,35 +45,35 @@ impl Books {
 
 /// A row set on the books while it lives.
 #[derive(Debug)]
-struct Booked {
-    set: RowSet<Pattern>,
+struct Booked<P> {
+    set: RowSet<P>,
     books: Arc<Books>,
 }
 
-impl Drop for Booked {
+impl<P> Drop for Booked<P> {
     fn drop(&mut self) {
         self.books.sub(self.set.bytes());
     }
 }
 
 /// A row set once built, or why it could not be: every thread waiting for it sees which.
-type Entry = Arc<OnceLock<Result<Booked, TryReserveError>>>;
+type Entry<P> = Arc<OnceLock<Result<Booked<P>, TryReserveError>>>;
 
-/// The south quarter's row sets, built on demand.
+/// A quarter's row sets, built on demand.
 #[derive(Debug)]
-pub(crate) struct RowSets {
+pub(crate) struct RowSets<P> {
     region: Region,
     /// Most recently asked first; a row set is built once by the first thread that asks,
     /// the others wait for it.
-    recent: Mutex<VecDeque<(usize, Entry)>>,
+    recent: Mutex<VecDeque<(usize, Entry<P>)>>,
     books: Arc<Books>,
 }
 
 /// A row set lent out: it stays alive while held, also if the cache lets it go meanwhile.
-pub(crate) struct Lent(Entry);
+pub(crate) struct Lent<P>(Entry<P>);
 
-impl Lent {
-    pub(crate) fn set(&self) -> &RowSet<Pattern> {
+impl<P> Lent<P> {
+    pub(crate) fn set(&self) -> &RowSet<P> {
         match self.0.get() {
             Some(Ok(booked)) => &booked.set,
             _ => unreachable!("only a built row set is lent"),
@@ -79,9 +81,9 @@ impl Lent {
     }
 }
 
-impl RowSets {
+impl<P: Stored> RowSets<P> {
     /// Row sets of `region`, their bytes on `books`.
-    pub(crate) fn new(region: Region, books: Arc<Books>) -> RowSets {
+    pub(crate) fn new(region: Region, books: Arc<Books>) -> RowSets<P> {
         RowSets {
             region,
             recent: Mutex::new(VecDeque::with_capacity(RECENT + 1)),
@@ -89,9 +91,14 @@ impl RowSets {
         }
     }
 
+    /// The region the row sets cover.
+    pub(crate) fn region(&self) -> Region {
+        self.region
+    }
+
     /// The placements on the board rows `rows` (clipped to the quarter); an error when the
     /// memory for them could not be had.
-    pub(crate) fn get(&self, rows: u64) -> Result<Lent, TryReserveError> {
+    pub(crate) fn get(&self, rows: u64) -> Result<Lent<P>, TryReserveError> {
         let local = self.region.local_rows(rows);
         let entry = {
             let mut recent = lock(&self.recent);
@@ -122,6 +129,8 @@ impl RowSets {
 mod tests {
     use super::*;
 
+    use crate::quadrant::pattern::Pattern;
+
     #[test]
     fn row_sets_are_built_once_while_recent_and_booked_while_alive() {
         let region = Region {
@@ -132,7 +141,7 @@ mod tests {
             cols: 6,
         };
         let books = Arc::new(Books::default());
-        let sets = RowSets::new(region, books.clone());
+        let sets = RowSets::<Pattern>::new(region, books.clone());
         let rows = 0b10_1101 << 6;
         let first = sets.get(rows).unwrap();
         let again = sets.get(rows).unwrap();

@@ -1,10 +1,10 @@
 //! A half-board's patterns on one set of rows: joined from the quarter tables, or found by a
 //! search over the rows where the tables did not fit.
 
-use super::cache::RowSets;
+use super::cache::{Lent, RowSets};
 use super::join::pair_up;
 use super::pair_kernel::PairKernel;
-use super::pattern::{Packed, Pattern, Region};
+use super::pattern::{Packed, Pattern, Region, Stored};
 use super::quarter::{subsets, Quarter, RowSet};
 use crate::memory::Budget;
 use std::collections::TryReserveError;
@@ -12,21 +12,54 @@ use std::collections::TryReserveError;
 /// The quarter tables of a board, or the decision to search halves without them.
 #[derive(Debug)]
 pub(super) enum Halves {
-    /// The west quarters' tables, which build both halves: the north one whole and packed,
-    /// the south one whole or a row set at a time.
+    /// The west quarters' tables, which build both halves: the north one packed, each whole
+    /// or a row set at a time.
     Tables {
-        north: Quarter<Packed>,
-        south: South,
+        north: Table<Packed>,
+        south: Table<Pattern>,
     },
     /// The tables would not fit this budget.
     Search { memory_limit: Budget },
 }
 
-/// The south quarter's placements.
+/// A quarter's placements: the whole table, or its row sets as units ask for them.
 #[derive(Debug)]
-pub(super) enum South {
-    Whole(Quarter<Pattern>),
-    OnDemand(RowSets),
+pub(super) enum Table<P> {
+    Whole(Quarter<P>),
+    OnDemand(RowSets<P>),
+}
+
+/// One row set of a [`Table`], held while a half is built from it.
+enum Held<'a, P> {
+    Whole(&'a RowSet<P>),
+    Lent(Lent<P>),
+}
+
+impl<P> Held<'_, P> {
+    fn set(&self) -> &RowSet<P> {
+        match self {
+            Held::Whole(set) => set,
+            Held::Lent(lent) => lent.set(),
+        }
+    }
+}
+
+impl<P: Stored> Table<P> {
+    fn region(&self) -> Region {
+        match self {
+            Table::Whole(quarter) => quarter.region(),
+            Table::OnDemand(sets) => sets.region(),
+        }
+    }
+
+    /// The placements on the board rows `rows` (clipped to the quarter); an error when the
+    /// memory for a row set built now cannot be had.
+    fn row_set(&self, rows: u64) -> Result<Held<'_, P>, TryReserveError> {
+        Ok(match self {
+            Table::Whole(quarter) => Held::Whole(quarter.row_set(rows)),
+            Table::OnDemand(sets) => Held::Lent(sets.get(rows)?),
+        })
+    }
 }
 
 impl Halves {
@@ -45,18 +78,17 @@ impl Halves {
             Halves::Tables { north, south } => {
                 let region = north.region();
                 let north_rows = rows & region.row_mask();
-                let upper = (region, north.row_set(north_rows));
+                let upper = north.row_set(north_rows)?;
+                let lower = south.row_set(rows & !north_rows)?;
                 let queens = north_rows.count_ones();
-                let south_rows = rows & !north_rows;
-                let lent;
-                let lower = match south {
-                    South::Whole(south) => south.row_set(south_rows),
-                    South::OnDemand(sets) => {
-                        lent = sets.get(south_rows)?;
-                        lent.set()
-                    }
-                };
-                from_tables(upper, lower, queens, avoid, pairs, out)
+                from_tables(
+                    (region, upper.set()),
+                    lower.set(),
+                    queens,
+                    avoid,
+                    pairs,
+                    out,
+                )
             }
             Halves::Search { .. } => {
                 let west_cols = (1u64 << (n / 2)) - 1;

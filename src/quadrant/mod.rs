@@ -33,8 +33,8 @@ use crate::kernel::{Chosen, Start, Tally};
 use crate::memory::{Budget, Bytes};
 use crate::parallel::{lock, Workers};
 use cache::{Books, RowSets};
-use half::{Halves, South};
-use pattern::{Packed, Pattern, Region, Shift};
+use half::{Halves, Table};
+use pattern::{Packed, Pattern, Region, Shift, Stored};
 use quarter::Quarter;
 use sieve::Sieve;
 use std::cell::RefCell;
@@ -49,6 +49,12 @@ pub const QUADRANT_MAX_N: usize = 23;
 /// The largest south table kept whole (N = 18's takes 15 MiB, N = 19's 40): larger ones are
 /// built a row set at a time as units ask for them.
 const WHOLE_SOUTH_MAX: u64 = 24 << 20;
+
+/// The largest north table always kept whole (N = 20 and 21's take 64.5 MB, N = 22 and 23's
+/// 551 MB). The north rows change from unit to unit, so a larger one is kept whole only for a
+/// run of many units, where it fits (see [`TablePlan::new`]); a short run builds two row sets
+/// for each unit instead.
+const WHOLE_NORTH_MAX: u64 = 128 << 20;
 
 /// A unit has no middle-column queen (even boards).
 const NO_MIDDLE: u8 = u8::MAX;
@@ -66,29 +72,65 @@ struct Unit {
 /// How the tables of a board are kept, and the bytes that takes at most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TablePlan {
+    whole_north: bool,
     whole_south: bool,
     bytes: u64,
 }
 
 impl TablePlan {
-    /// The north table whole and packed; the south one whole when small, else its recent row
-    /// sets (and those in use: a few more per thread, not counted here). `None` when `stop`
-    /// was set first.
-    fn new(n: usize, stop: &AtomicBool) -> Option<TablePlan> {
+    /// The tables of an `n`×`n` board for a run of `units` units: each whole when it takes at
+    /// most `whole_max` bytes (north, south; the north one packed), else its recent row sets
+    /// (and those in use: a few more per thread, not counted here). A larger north table is
+    /// kept whole all the same for a run of many units (a quarter as many as its row sets),
+    /// where the whole tables fit `memory_limit`. `None` when `stop` was set first.
+    fn new(
+        n: usize,
+        units: usize,
+        whole_max: [u64; 2],
+        memory_limit: u64,
+        stop: &AtomicBool,
+    ) -> Option<TablePlan> {
         let [north, south] = regions(n);
-        let north = quarter::table_bytes::<Packed>(north, stop)?;
-        let whole = quarter::table_bytes::<Pattern>(south, stop)?;
-        let whole_south = whole <= WHOLE_SOUTH_MAX;
-        let south = if whole_south {
-            whole
+        let north = table_bytes::<Packed>(north, whole_max[0], stop)?;
+        let south = table_bytes::<Pattern>(south, whole_max[1], stop)?;
+        // a unit builds the two largest kinds of row set: measured at N = 22 (2 threads,
+        // Zen 5) against the whole table, shards of 173, 345 and 690 units took 0.94, 0.97
+        // and 1.05 times as long on demand, so past 2^h / 4 units the whole table pays
+        let whole_pays = units.saturating_mul(4) >= 1 << regions(n)[0].rows;
+        let whole_north =
+            north.whole <= whole_max[0] || (whole_pays && north.whole + south.kept <= memory_limit);
+        let north = if whole_north {
+            north.whole
         } else {
-            cache::RECENT as u64 * quarter::largest_row_set_bytes::<Pattern>(south, stop)?
+            north.recent
         };
         Some(TablePlan {
-            whole_south,
-            bytes: north + south,
+            whole_north,
+            whole_south: south.whole <= whole_max[1],
+            bytes: north + south.kept,
         })
     }
+}
+
+/// The bytes a table takes whole, as its recent row sets, and as it is kept by default.
+struct TableBytes {
+    whole: u64,
+    recent: u64,
+    /// `whole` when it is at most the `whole_max` it was counted with, else `recent`.
+    kept: u64,
+}
+
+/// What the table of `region`, its placements stored as `P`, takes; kept whole when it takes at
+/// most `whole_max` bytes.
+fn table_bytes<P>(region: Region, whole_max: u64, stop: &AtomicBool) -> Option<TableBytes> {
+    let whole = quarter::table_bytes::<P>(region, stop)?;
+    let recent = cache::RECENT as u64 * quarter::largest_row_set_bytes::<P>(region, stop)?;
+    let kept = if whole <= whole_max { whole } else { recent };
+    Some(TableBytes {
+        whole,
+        recent,
+        kept,
+    })
 }
 
 /// What the engine's data took: `--stats` and JSON report it.
@@ -105,6 +147,8 @@ pub struct Layout {
     n: usize,
     units: Vec<Unit>,
     halves: OnceLock<Halves>,
+    /// The largest north and south tables kept whole.
+    whole_max: [u64; 2],
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
@@ -196,6 +240,7 @@ impl Layout {
             n,
             units,
             halves: OnceLock::new(),
+            whole_max: [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX],
             building: Mutex::new(()),
             books: Arc::default(),
         })
@@ -214,13 +259,14 @@ impl Layout {
         }
     }
 
-    /// Builds the quarter tables when they fit in `memory_limit` bytes (otherwise halves are
-    /// searched, slower but in little memory). Later calls keep what the first decided.
-    /// Built by `workers`; `None` when `stop` was set first: nothing is kept, a later call
-    /// builds again.
+    /// Builds the quarter tables for a run of `units` units when they fit in `memory_limit`
+    /// bytes (otherwise halves are searched, slower but in little memory). Later calls keep
+    /// what the first decided. Built by `workers`; `None` when `stop` was set first: nothing
+    /// is kept, a later call builds again.
     pub(crate) fn prepare(
         &self,
         memory_limit: Budget,
+        units: usize,
         workers: &Workers,
         stop: &AtomicBool,
     ) -> Result<Option<()>, Error> {
@@ -228,32 +274,46 @@ impl Layout {
         if self.halves.get().is_some() {
             return Ok(Some(()));
         }
-        let Some(plan) = TablePlan::new(self.n, stop) else {
+        let Some(plan) = TablePlan::new(self.n, units, self.whole_max, memory_limit.bytes, stop)
+        else {
             return Ok(None);
         };
         let [north_region, south_region] = regions(self.n);
         let halves = if plan.bytes > memory_limit.bytes {
             Halves::Search { memory_limit }
         } else {
-            let Some(north) = Quarter::build_within(north_region, u64::MAX, workers, stop)? else {
+            let Some(north) = self.table(north_region, plan.whole_north, workers, stop)? else {
                 return Ok(None);
             };
-            let south = if plan.whole_south {
-                match Quarter::build_within(south_region, u64::MAX, workers, stop)? {
-                    Some(south) => South::Whole(south),
-                    None => return Ok(None),
-                }
-            } else {
-                South::OnDemand(RowSets::new(south_region, self.books.clone()))
+            let Some(south) = self.table(south_region, plan.whole_south, workers, stop)? else {
+                return Ok(None);
             };
-            self.books.add(north.bytes());
-            if let South::Whole(south) = &south {
-                self.books.add(south.bytes());
-            }
             Halves::Tables { north, south }
         };
         let _ = self.halves.set(halves);
         Ok(Some(()))
+    }
+
+    /// The table of `region`: built now by `workers` and on the books when `whole`, else
+    /// built a row set at a time as units ask. `None` when `stop` was set first.
+    fn table<P: Stored>(
+        &self,
+        region: Region,
+        whole: bool,
+        workers: &Workers,
+        stop: &AtomicBool,
+    ) -> Result<Option<Table<P>>, Error> {
+        if !whole {
+            return Ok(Some(Table::OnDemand(RowSets::new(
+                region,
+                self.books.clone(),
+            ))));
+        }
+        let Some(quarter) = Quarter::build_within(region, u64::MAX, workers, stop)? else {
+            return Ok(None);
+        };
+        self.books.add(quarter.bytes());
+        Ok(Some(Table::Whole(quarter)))
     }
 
     /// What the engine's data takes.
@@ -288,7 +348,12 @@ impl Layout {
         // built here on first use, by this thread alone (it fails only short of memory)
         if self.halves.get().is_none()
             && self
-                .prepare(Budget::asked(u64::MAX), &Workers::this_thread(), stop)?
+                .prepare(
+                    Budget::asked(u64::MAX),
+                    self.len(),
+                    &Workers::this_thread(),
+                    stop,
+                )?
                 .is_none()
         {
             return Ok(None);
@@ -464,9 +529,10 @@ pub(crate) fn over_limit_note(n: usize, budget: Budget, instead: &str) -> String
     )
 }
 
-/// Bytes the quarter tables of an `n`×`n` board take at most (the north table, and the
-/// south one whole or its recent row sets): counted, not built, once per shape of quarter
-/// and process.
+/// Bytes the quarter tables of an `n`×`n` board take at the least (each table whole when it
+/// is small, else its recent row sets; a run of many units keeps a large north table whole
+/// where that fits its memory limit): counted, not built, once per shape of quarter and
+/// process.
 pub fn tables_bytes(n: usize) -> u64 {
     let never = AtomicBool::new(false);
     tables_bytes_until(n, &never).expect("never stopped")
@@ -475,7 +541,8 @@ pub fn tables_bytes(n: usize) -> u64 {
 /// [`tables_bytes`], or `None` when `stop` was set first (the first count of N = 23's quarters
 /// takes half a second).
 pub(crate) fn tables_bytes_until(n: usize, stop: &AtomicBool) -> Option<u64> {
-    Some(TablePlan::new(n, stop)?.bytes)
+    let least = TablePlan::new(n, 0, [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX], 0, stop)?;
+    Some(least.bytes)
 }
 
 /// One line saying that the memory limit `asked` was held to `limit` bytes, for a count whose
@@ -510,10 +577,18 @@ mod tests {
     use crate::kernel::KernelChoice;
 
     fn total(n: usize, memory_limit: u64) -> u128 {
-        let layout = Layout::new(n);
+        total_with(Layout::new(n), memory_limit)
+    }
+
+    fn total_with(layout: Layout, memory_limit: u64) -> u128 {
         let stop = AtomicBool::new(false);
         layout
-            .prepare(Budget::asked(memory_limit), &Workers::this_thread(), &stop)
+            .prepare(
+                Budget::asked(memory_limit),
+                layout.len(),
+                &Workers::this_thread(),
+                &stop,
+            )
             .unwrap()
             .unwrap();
         (0..layout.len())
@@ -552,13 +627,27 @@ mod tests {
     }
 
     #[test]
+    fn tables_built_a_row_set_at_a_time_count_as_whole_ones() {
+        for n in 4..=13 {
+            let want = row_search(n, 0, (0, 0, 0));
+            for whole_max in [[0, 0], [0, u64::MAX], [u64::MAX, 0]] {
+                let layout = Layout {
+                    whole_max,
+                    ..Layout::new(n)
+                };
+                assert_eq!(total_with(layout, u64::MAX), want, "n = {n}, {whole_max:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_stopped_build_keeps_nothing_and_a_later_one_builds() {
         let layout = Layout::new(12);
         let stopped = AtomicBool::new(true);
         let workers = Workers::new(2, false).unwrap();
         assert_eq!(
             layout
-                .prepare(Budget::asked(u64::MAX), &workers, &stopped)
+                .prepare(Budget::asked(u64::MAX), layout.len(), &workers, &stopped)
                 .unwrap(),
             None
         );
@@ -567,7 +656,7 @@ mod tests {
         let go = AtomicBool::new(false);
         assert_eq!(
             layout
-                .prepare(Budget::asked(u64::MAX), &workers, &go)
+                .prepare(Budget::asked(u64::MAX), layout.len(), &workers, &go)
                 .unwrap(),
             Some(())
         );

@@ -17,7 +17,7 @@ fn an_address_space_limit_shrinks_the_table_budget() {
         ("quadrant", "--memory-limit 10G"),
     ] {
         let script = format!(
-            "ulimit -v 400000 && exec '{}' count 22 --engine {engine} --shard 1/65536 {limit}",
+            "ulimit -v 200000 && exec '{}' count 22 --engine {engine} --shard 1/65536 {limit}",
             bin.display()
         );
         let out = Command::new("sh").args(["-c", &script]).output().unwrap();

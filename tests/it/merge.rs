@@ -396,3 +396,54 @@ fn records_that_name_another_board_are_refused() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A run still going is looked at with `--partial`: the shards given are added up with every
+/// check (a foreign or altered shard is still refused), the missing ones are named, and the
+/// sum is not `complete`; without the flag a missing shard is refused as before.
+#[test]
+fn a_partial_merge_adds_the_shards_given_and_names_the_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = shard_files(dir.path(), "part", 10, 6, &[]);
+    let given = [files[0].clone(), files[2].clone(), files[3].clone()];
+    let sum: u128 = given
+        .iter()
+        .map(|f| {
+            let v = json(&std::fs::read_to_string(f).unwrap());
+            v["total"].as_str().unwrap().parse::<u128>().unwrap()
+        })
+        .sum();
+    let (code, _, err) = merge_files(&given, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("missing shard(s) 1/6, 4/6, 5/6"), "{err}");
+    let (code, out, err) = merge_files(&given, &["--partial", "--verify", "1"]);
+    assert_eq!((code, out.trim()), (0, sum.to_string().as_str()), "{err}");
+    assert!(
+        err.contains("the sum of 3 of 6 shards, not the total: missing 1, 4-5"),
+        "{err}"
+    );
+    let (code, out, _) = merge_files(&given, &["--partial", "--json"]);
+    let v = json(&out);
+    assert_eq!(code, 0);
+    assert_eq!(
+        (v["complete"].as_bool(), v["total"].as_str()),
+        (Some(false), Some(sum.to_string().as_str()))
+    );
+    assert_eq!(v["missing_shards"], serde_json::json!([[1, 1], [4, 5]]));
+    // every shard given: the whole count, complete, nothing missing
+    let (code, out, err) = merge_files(&files, &["--partial", "--json"]);
+    let v = json(&out);
+    assert_eq!(
+        (code, v["total"].as_str(), v["complete"].as_bool()),
+        (0, Some("724"), Some(true)),
+        "{err}"
+    );
+    assert!(
+        v.get("missing_shards").is_none() && !err.contains("missing"),
+        "{out} {err}"
+    );
+    // the checks still hold: an altered shard is refused in a partial merge too
+    edit(&files[2], |v| v["total"] = Value::String("1".into()));
+    let (code, _, err) = merge_files(&given, &["--partial"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not the sum of its subtasks' parts"), "{err}");
+}

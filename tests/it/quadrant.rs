@@ -249,3 +249,28 @@ fn what_the_engine_cannot_do_is_a_usage_error() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// A small shard of N = 22 or 23 builds only the north row sets its units use, two a unit,
+/// instead of the whole 551 MB north table (its peak was 700 MB however small the shard), and
+/// counts what the same shard counts with halves searched (no tables at all).
+#[test]
+fn a_small_shard_of_22_or_23_holds_only_the_row_sets_its_units_use() {
+    for n in ["22", "23"] {
+        let shard = [
+            "count", n, "--engine", "quadrant", "--shard", "1/65536", "-t", "2",
+        ];
+        let (code, out, err) = run(&[&shard[..], &["--json"]].concat());
+        assert_eq!(code, 0, "{err}");
+        let tables = json(&out);
+        let bytes = |field: &str| tables[field].as_u64().unwrap();
+        assert!(bytes("tables_bytes") < 200 << 20, "N = {n}: {out}");
+        if tables["peak_memory_bytes"].is_u64() {
+            assert!(bytes("peak_memory_bytes") < 400 << 20, "N = {n}: {out}");
+        }
+        let (code, out, err) = run(&[&shard[..], &["--json", "--memory-limit", "1M"]].concat());
+        assert_eq!(code, 0, "{err}");
+        let searched = json(&out);
+        assert_eq!(searched["tables_bytes"], 0, "{out}");
+        assert_eq!(tables["total"], searched["total"], "N = {n}");
+    }
+}

@@ -149,6 +149,11 @@ pub struct MergeArgs {
     /// refused otherwise: nothing checks such a total).
     #[arg(long)]
     pub trust_totals: bool,
+    /// Add up the shards given when some are still missing (a run in progress): the sum is
+    /// printed and the missing shards named on stderr (JSON: `complete` false,
+    /// `missing_shards`).
+    #[arg(long)]
+    pub partial: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }

@@ -139,6 +139,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
     }
     let options = nqueens::MergeOptions {
         trust_totals: args.trust_totals,
+        partial: args.partial,
     };
     let merged = nqueens::merge(&records, &options)?;
     if let Some(k) = args.verify {
@@ -165,7 +166,35 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
+    if let Some(missing) = &merged.missing_shards {
+        let of = records
+            .first()
+            .and_then(|(_, r)| r.shard)
+            .map_or(1, |s| s.count);
+        say!(
+            "nqueens: merge: the sum of {} of {of} shards, not the total: missing {}",
+            records.len(),
+            shard_ranges(missing)
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Inclusive ranges of shard indices as a person reads them (`1, 4-6, 9`), the first few.
+fn shard_ranges(ranges: &[[usize; 2]]) -> String {
+    const NAMED: usize = 8;
+    let mut named: Vec<String> = ranges
+        .iter()
+        .take(NAMED)
+        .map(|&[from, to]| match to - from {
+            0 => from.to_string(),
+            _ => format!("{from}-{to}"),
+        })
+        .collect();
+    if ranges.len() > NAMED {
+        named.push(format!("and {} more ranges", ranges.len() - NAMED));
+    }
+    named.join(", ")
 }
 
 fn list(args: &ListArgs) -> Result<ExitCode> {
