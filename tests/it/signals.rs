@@ -3,8 +3,8 @@
 
 use crate::oeis::known;
 use crate::util::{
-    bin, interrupt, kill, resume, run, shard_files, signalled, signalled_when, start_long_count,
-    stderr_of, wait_at_most, wait_for_checkpoint, wait_until_caught,
+    bin, interrupt, kill, resume, run, shard_files, signal_number, signalled, signalled_when,
+    start_long_count, stderr_of, wait_at_most, wait_for_checkpoint, wait_until_caught,
 };
 use serde_json::Value;
 use std::process::{Command, Stdio};
@@ -100,12 +100,11 @@ fn sigterm_stops_even_inside_huge_subtasks() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until_caught(child.id(), signal_number("-TERM"));
+    // well into the search of N = 32's first subtasks, which take hours each
+    std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    kill("-TERM", child.id());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
     assert!(
@@ -183,7 +182,6 @@ fn sigterm_ends_list_and_scale_with_130() {
 /// Item 3: `merge` keeps the signal contract of `count`: SIGTERM or SIGINT, also a SIGINT the
 /// shell set to be ignored (a background job), ends it with a message and 130.
 #[cfg(unix)]
-#[cfg(unix)]
 #[test]
 fn merge_keeps_the_signal_contract_in_the_foreground_and_the_background() {
     let dir = tempfile::tempdir().unwrap();
@@ -207,7 +205,7 @@ fn merge_keeps_the_signal_contract_in_the_foreground_and_the_background() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        wait_until_caught(child.id(), signal_number(how));
         kill(how, child.id());
         let what = format!("merge {how} background={background}");
         let (status, _) = wait_at_most(&mut child, Duration::from_secs(5), &what);
@@ -218,7 +216,6 @@ fn merge_keeps_the_signal_contract_in_the_foreground_and_the_background() {
 
 /// Item 6: Never more workers than subtasks, idle ones cheap, and a stop acted on at once with
 /// thousands of threads.
-#[cfg(unix)]
 #[cfg(unix)]
 #[test]
 fn thousands_of_threads_cost_little_and_stop_at_once() {
@@ -253,7 +250,6 @@ fn thousands_of_threads_cost_little_and_stop_at_once() {
 
 /// Item 7: SIGINT while the quadrant engine builds its tables stops the build (N = 23's
 /// north table takes about a second to build on two threads).
-#[cfg(unix)]
 #[cfg(unix)]
 #[test]
 fn sigint_stops_the_quadrant_table_build() {

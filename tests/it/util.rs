@@ -49,6 +49,17 @@ pub fn edit(path: &str, change: impl FnOnce(&mut Value)) {
     std::fs::write(path, format!("{v}\n")).unwrap();
 }
 
+/// The number of a signal as `kill` names it.
+pub fn signal_number(signal: &str) -> u32 {
+    match signal {
+        "-HUP" => 1,
+        "-INT" => 2,
+        "-KILL" => 9,
+        "-TERM" => 15,
+        other => panic!("no number for signal {other}"),
+    }
+}
+
 /// Sends `signal` (`-INT`, `-TERM`, `-HUP`, `-KILL`) to process `pid`.
 pub fn kill(signal: &str, pid: u32) {
     let sent = Command::new("kill")
@@ -93,14 +104,16 @@ pub fn wait_at_most(child: &mut Child, limit: Duration, what: &str) -> (ExitStat
     }
 }
 
-/// Sends SIGINT to `command`'s process `after` its start and checks that it ends within
-/// `bound` of the signal, with exit code 130 and the message.
+/// Sends SIGINT to `command`'s process `after` it catches the signal (to reach a phase of
+/// its work; under load the signal still comes after the handler) and checks that it ends
+/// within `bound` of the signal, with exit code 130 and the message.
 pub fn interrupt(command: &mut Command, after: Duration, bound: Duration) {
     let mut child = command
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    wait_until_caught(child.id(), signal_number("-INT"));
     std::thread::sleep(after);
     kill("-INT", child.id());
     let what = format!("{command:?}");
@@ -115,13 +128,13 @@ pub fn stderr_of(child: Child) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Runs the binary with `args`, sends it `signal` (`-INT`, `-HUP`) `after` its start, and
-/// gives how it ended, what it wrote on stdout and on stderr.
+/// Runs the binary with `args`, sends it `signal` (`-INT`, `-HUP`) `after` it catches it,
+/// and gives how it ended, what it wrote on stdout and on stderr.
 pub fn signalled(args: &[&str], after: Duration, signal: &str) -> (Option<i32>, Vec<u8>, String) {
     signalled_when(args, || std::thread::sleep(after), signal)
 }
 
-/// As [`signalled`], the signal sent once `ready` returns.
+/// As [`signalled`], the signal sent once the process catches it and `ready` returns.
 pub fn signalled_when(
     args: &[&str],
     ready: impl FnOnce(),
@@ -133,12 +146,9 @@ pub fn signalled_when(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    wait_until_caught(child.id(), signal_number(signal));
     ready();
-    let sent = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success(), "{args:?}");
+    kill(signal, child.id());
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     (out.status.code(), out.stdout, err)
