@@ -122,6 +122,7 @@ grep -q "shard-1.ckpt" "nqueens-10-2/slurm-${bad}_1.out" || fail "the failed tas
 say "failed task ${bad}_1: merge job $bad_merge cancelled, the task's output names its checkpoint"
 
 # --- a look at the run as it stands: the finished shard added up, the failed one named
+wait_until 60 "task ${bad}_0's result" test -s nqueens-10-2/shard-0.json
 partial=$("$NQUEENS_BIN" merge --partial --verify 1 nqueens-10-2/shard-*.json 2> partial.err) \
     || fail "merge --partial of N = 10: $(cat partial.err)"
 grep -q "the sum of 1 of 2 shards, not the total: missing 1" partial.err || fail "$(cat partial.err)"

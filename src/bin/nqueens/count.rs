@@ -11,6 +11,7 @@ use nqueens::{run, Error, Hooks, RunRequest};
 use std::io::Write;
 use std::process::ExitCode;
 
+/// Runs `nqueens count` with `args`; the exit code says how it ended.
 pub fn count(args: &CountArgs) -> Result<ExitCode> {
     // signals first: a SIGTERM while threads start or the plan is built is not lost. With
     // nothing to save (no checkpoint, or a dry run) the first one ends the process at once;
