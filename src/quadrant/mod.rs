@@ -90,47 +90,47 @@ impl TablePlan {
         memory_limit: u64,
         stop: &AtomicBool,
     ) -> Option<TablePlan> {
-        let [north, south] = regions(n);
-        let north = table_bytes::<Packed>(north, whole_max[0], stop)?;
-        let south = table_bytes::<Pattern>(south, whole_max[1], stop)?;
+        let [north_region, south_region] = regions(n);
+        let north = table_bytes::<Packed>(north_region, stop)?;
+        let south = table_bytes::<Pattern>(south_region, stop)?;
+        let whole_south = south.whole <= whole_max[1];
+        let south_bytes = south.kept(whole_south);
         // a unit builds the two largest kinds of row set: measured at N = 22 (2 threads,
         // Zen 5) against the whole table, shards of 173, 345 and 690 units took 0.94, 0.97
         // and 1.05 times as long on demand, so past 2^h / 4 units the whole table pays
-        let whole_pays = units.saturating_mul(4) >= 1 << regions(n)[0].rows;
-        let whole_north =
-            north.whole <= whole_max[0] || (whole_pays && north.whole + south.kept <= memory_limit);
-        let north = if whole_north {
-            north.whole
-        } else {
-            north.recent
-        };
+        let whole_pays = units.saturating_mul(4) >= 1 << north_region.rows;
+        let whole_north = north.whole <= whole_max[0]
+            || (whole_pays && north.whole + south_bytes <= memory_limit);
         Some(TablePlan {
             whole_north,
-            whole_south: south.whole <= whole_max[1],
-            bytes: north + south.kept,
+            whole_south,
+            bytes: north.kept(whole_north) + south_bytes,
         })
     }
 }
 
-/// The bytes a table takes whole, as its recent row sets, and as it is kept by default.
+/// The bytes a table takes whole, and as its recent row sets.
 struct TableBytes {
     whole: u64,
     recent: u64,
-    /// `whole` when it is at most the `whole_max` it was counted with, else `recent`.
-    kept: u64,
 }
 
-/// What the table of `region`, its placements stored as `P`, takes; kept whole when it takes at
-/// most `whole_max` bytes.
-fn table_bytes<P>(region: Region, whole_max: u64, stop: &AtomicBool) -> Option<TableBytes> {
+impl TableBytes {
+    /// The bytes it takes kept whole, or as its recent row sets.
+    fn kept(&self, whole: bool) -> u64 {
+        if whole {
+            self.whole
+        } else {
+            self.recent
+        }
+    }
+}
+
+/// What the table of `region`, its placements stored as `P`, takes.
+fn table_bytes<P>(region: Region, stop: &AtomicBool) -> Option<TableBytes> {
     let whole = quarter::table_bytes::<P>(region, stop)?;
     let recent = cache::RECENT as u64 * quarter::largest_row_set_bytes::<P>(region, stop)?;
-    let kept = if whole <= whole_max { whole } else { recent };
-    Some(TableBytes {
-        whole,
-        recent,
-        kept,
-    })
+    Some(TableBytes { whole, recent })
 }
 
 /// What the engine's data took: `--stats` and JSON report it.
