@@ -19,11 +19,20 @@
 # ones still missing named on stderr:
 #   nqueens merge --partial nqueens-N-M/shard-*.json
 #
+# A run of more shards than the cluster's MaxArraySize, or one to count a part at a time:
+# NQUEENS_PART=A-B submits shards A to B alone (array tasks 0 to B-A; task T counts shard
+# A+T) and no merge job; merge by hand once every part is in, as above. For N = 24 to 27 the
+# quadrant engine's shards take about 0.1 GB and 0.25 GB a thread at N = 24
+# (0.4–0.5 GB on 2 threads), up to 1.3 GB a thread at N = 26; ask Slurm for it with
+# SBATCH_MEM_PER_NODE. Example, the first 1000 of 4096 shards of N = 24:
+#   NQUEENS_PART=0-999 scripts/slurm-array.sh 24 4096
+#
 # A task that fails (exit other than a requeue) makes Slurm cancel the merge job. Fix the
 # cause, resubmit that task alone (its shard is its array id and M, so task K of the same
 # command counts shard K of M), then merge by hand:
 #   sbatch --array=K --requeue --open-mode=append --output='nqueens-N-M/slurm-%A_%a.out' \
 #       scripts/slurm-array.sh N M [the same flags]
+# (with NQUEENS_PART=A-B set as it was: task K counts shard A+K)
 #   nqueens merge nqueens-N-M/shard-*.json --json > nqueens-N-M/total.json
 #
 #   sbatch and scontrol are needed on PATH; `nqueens` must be on PATH here and on the
@@ -45,7 +54,8 @@ task_command() {
 if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     # inside an array task
     n=$1; m=$2; shift 2
-    i=$SLURM_ARRAY_TASK_ID
+    first=${NQUEENS_PART:-0}
+    i=$((SLURM_ARRAY_TASK_ID + ${first%%-*}))
     dir=nqueens-$n-$m
     bin=${NQUEENS_BIN:-nqueens}
     result=$dir/shard-$i.json
@@ -84,9 +94,21 @@ for tool in sbatch scontrol; do
     command -v "$tool" >/dev/null \
         || refuse "$tool is not on PATH: run this where Slurm's commands are (a login node; to try it here: scripts/slurm-local.sh up DIR)" 1
 done
+[ "${#m}" -le 18 ] || refuse "M '$m' is more shards than nqueens takes"
+# the shards to submit: all, or those of NQUEENS_PART=A-B
+first=0
+last=$((m - 1))
+if [ -n "${NQUEENS_PART:-}" ]; then
+    first=${NQUEENS_PART%%-*}
+    last=${NQUEENS_PART#*-}
+    index() { case $1 in '' | *[!0-9]* | 0[0-9]*) return 1 ;; esac; [ "${#1}" -le 18 ]; }
+    { index "$first" && index "$last" && [ "$first" -le "$last" ] && [ "$last" -lt "$m" ]; } \
+        || refuse "NQUEENS_PART '$NQUEENS_PART' is not a range A-B of shards with A <= B < M = $m"
+fi
+tasks=$((last - first + 1))
 max_array=$(scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" { print $3 }') || max_array=""
-if [ -n "$max_array" ] && { [ "${#m}" -gt 18 ] || [ "$m" -gt "$max_array" ]; }; then
-    refuse "M '$m' is more shards than this cluster's MaxArraySize allows (1 to $max_array)"
+if [ -n "$max_array" ] && [ "$tasks" -gt "$max_array" ]; then
+    refuse "$tasks shards are more tasks than this cluster's MaxArraySize allows (1 to $max_array): submit a part at a time with NQUEENS_PART=A-B"
 fi
 bin=${NQUEENS_BIN:-nqueens}
 command -v "$bin" >/dev/null || refuse "'$bin' not found (set NQUEENS_BIN or put nqueens on PATH)" 1
@@ -101,9 +123,14 @@ task_command 0 1 "$@"
 "$bin" "${task[@]}" --dry-run >/dev/null || exit
 mkdir -p "$dir"
 script=$(realpath "$0")
-array=$(sbatch --parsable --array="0-$((m - 1))" --requeue --signal=B:TERM@60 --open-mode=append \
+array=$(sbatch --parsable --array="0-$((tasks - 1))" --requeue --signal=B:TERM@60 --open-mode=append \
     --job-name="nqueens-$n" --output="$dir/slurm-%A_%a.out" "$script" "$n" "$m" "$@")
 array=${array%%;*}
+if [ "$tasks" -lt "$m" ]; then
+    echo "submitted array job $array (shards $first to $last of $m); no merge job: once every part is in, nqueens merge $dir/shard-*.json"
+    echo "each task's messages: $dir/slurm-${array}_TASK.out (task T counts shard $first+T); the run so far: nqueens merge --partial $dir/shard-*.json"
+    exit 0
+fi
 # the merge job's command line, each word quoted for the shell that runs it
 q_bin=$(printf '%q' "$bin")
 q_dir=$(printf '%q' "$dir")

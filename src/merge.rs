@@ -405,7 +405,8 @@ pub fn read_records(
 /// fewer) with `opts`' threads and kernel, and refuses, naming the record and the subtask,
 /// when any differs from what the record says it found. `seed` picks the samples. The
 /// quadrant engine's units are recounted by a row-by-row search restricted to the unit, not
-/// by the tables that counted them.
+/// by the tables that counted them; its ids that count nothing (their row sets are counted
+/// under another id) are all checked to say nothing, and not sampled.
 ///
 /// ```
 /// use nqueens::export::count::CountRecord;
@@ -444,7 +445,27 @@ pub fn verify(
         })?;
         let plan = rebuilt_plan(name, r)?;
         let shard = shard_of(name, r)?;
-        let positions = sample(&mut rng, r.subtasks, k);
+        // a quadrant id whose row sets are counted under another id must say nothing: all
+        // are checked, as that takes no recount; the sample is drawn from the others
+        let counts_nothing = |pos: usize| {
+            plan.quadrant_layout()
+                .is_some_and(|layout| layout.counts_nothing(shard.global(pos)))
+        };
+        let mut candidates = Vec::new();
+        for pos in 0..r.subtasks {
+            if !counts_nothing(pos) {
+                candidates.push(pos);
+                continue;
+            }
+            let said = number(name, "total", &parts.total[pos])?;
+            if said != 0 {
+                return Err(bad(format!(
+                    "subtask {} records total {said} but stands for no row set of its own (its row sets are counted under another id): the shard is wrong",
+                    shard.global(pos)
+                )));
+            }
+        }
+        let positions = sample(&mut rng, candidates, k);
         let ids: Vec<usize> = positions.iter().map(|&p| shard.global(p)).collect();
         let run_opts = CountOptions {
             unique: r.unique.is_some(),
@@ -514,9 +535,10 @@ fn rebuilt_plan(name: &str, r: &CountRecord) -> Result<Plan, Error> {
     Ok(plan)
 }
 
-/// `k` distinct positions out of `len`, in increasing order (all of them when `k >= len`).
-fn sample(rng: &mut SplitMix, len: usize, k: usize) -> Vec<usize> {
-    let mut all: Vec<usize> = (0..len).collect();
+/// `k` distinct positions out of `all` (increasing), in increasing order (all of them when
+/// `k >= all.len()`).
+fn sample(rng: &mut SplitMix, mut all: Vec<usize>, k: usize) -> Vec<usize> {
+    let len = all.len();
     if k < len {
         // a partial Fisher-Yates shuffle: the first k are a uniform sample
         for i in 0..k {
@@ -539,5 +561,39 @@ impl SplitMix {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run, EngineChoice, Hooks, RunRequest};
+
+    #[test]
+    fn an_id_that_counts_nothing_said_to_find_something_is_refused_without_a_recount() {
+        let opts = CountOptions {
+            engine: EngineChoice::Quadrant,
+            ..CountOptions::default()
+        };
+        let request = RunRequest {
+            shard: Shard::new(0, 2).unwrap(),
+            ..RunRequest::new(12, opts.clone(), None)
+        };
+        let outcome = run(&request, &Hooks::default()).unwrap();
+        let mut record = CountRecord::from_run(&outcome, true);
+        let plan = rebuilt_plan("r", &record).unwrap();
+        let layout = plan.quadrant_layout().unwrap();
+        let pos = (0..record.subtasks)
+            .find(|&p| layout.counts_nothing(2 * p))
+            .expect("N = 12 has ids that count nothing");
+        record.parts.as_mut().unwrap().total[pos] = "3".into();
+        record.total = (record.total.parse::<u64>().unwrap() + 3).to_string();
+        let records = vec![("r".to_string(), record)];
+        let err = verify(&records, 0, &opts, 1).unwrap_err().to_string();
+        let said = format!(
+            "subtask {} records total 3 but stands for no row set",
+            2 * pos
+        );
+        assert!(err.contains(&said), "{err}");
     }
 }

@@ -68,9 +68,9 @@ pub struct Subtask {
 /// assert_eq!(plan.depth(), 2);
 /// // four left-half columns in row 1; row 2 then has 6 free squares after the corner, 5 after the others
 /// assert_eq!(plan.len(), 6 + 5 + 5 + 5);
-/// // the quadrant engine's units are its subtasks; they are not prefixes of rows
+/// // the quadrant engine's unit ids are its subtasks; they are not prefixes of rows
 /// let quadrant = Plan::new(8, EngineChoice::Quadrant, None, None).unwrap();
-/// assert_eq!((quadrant.len(), quadrant.depth(), quadrant.subtask(0)), (23, 0, None));
+/// assert_eq!((quadrant.len(), quadrant.depth(), quadrant.subtask(0)), (35, 0, None));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -120,9 +120,7 @@ impl Plan {
             if depth.is_some_and(|d| d != 0) {
                 return Err(Error::NoSplitDepth(Engine::Quadrant));
             }
-            Kind::Quadrant(std::sync::Arc::new(crate::quadrant::Layout::within_memory(
-                n,
-            )?))
+            Kind::Quadrant(std::sync::Arc::new(crate::quadrant::Layout::new(n)))
         } else {
             Kind::Rows(Rows::build(n, frames(n, engine, prefix)?, depth)?)
         };

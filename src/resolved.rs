@@ -28,7 +28,10 @@ fn auto_takes_quadrant(n: usize, memory_limit: u64) -> bool {
 /// The smallest board `auto` counts with the quadrant engine.
 const AUTO_QUADRANT_MIN_N: usize = 14;
 
-/// The largest board `auto` counts with the quadrant engine.
+/// The largest board `auto` counts with the quadrant engine: all it takes. Zen 5, whole runs
+/// extrapolated from shards and units: N = 24 quadrant 600 core-hours against d4's 3,300,
+/// N = 25 3,900 against 26,500, N = 26 150,000–160,000 against 210,000–250,000 and N = 27
+/// 0.9–1.8 million against about 2 million (d4 past N = 25 extrapolated at 8–9× a board).
 const AUTO_QUADRANT_MAX_N: usize = crate::quadrant::QUADRANT_MAX_N;
 
 /// How a run counts its plan.
@@ -89,7 +92,7 @@ fn choose_devices(
 ///
 /// The engine `auto` takes: the engine a resumed run recorded (when it is the same run); on a
 /// GPU the full-symmetry engine; on the CPU the quadrant engine where it measured fastest
-/// (N = 14 to 23) if its tables fit the memory limit and it has the kernel asked for, unless
+/// (N = 14 to 27) if its tables fit the memory limit and it has the kernel asked for, unless
 /// fundamental solutions or a split depth are asked for; the full-symmetry engine otherwise
 /// (mirror halving below N = 4).
 pub(crate) fn resolve(
@@ -101,9 +104,12 @@ pub(crate) fn resolve(
 ) -> Result<(Plan, Resolved), Error> {
     crate::board::check_n(n)?;
     // the quadrant tables' size, counted once per process, is the slow part of a resolution
-    // (half a second at N = 23): a stop ends it
-    let quadrant_may = matches!(opts.engine, EngineChoice::Auto | EngineChoice::Quadrant)
-        && n <= crate::quadrant::QUADRANT_MAX_N;
+    // (half a second at N = 23, 40 s at N = 27): a stop ends it
+    let quadrant_may = match opts.engine {
+        EngineChoice::Auto => (AUTO_QUADRANT_MIN_N..=AUTO_QUADRANT_MAX_N).contains(&n),
+        EngineChoice::Quadrant => n <= crate::quadrant::QUADRANT_MAX_N,
+        _ => false,
+    };
     if quadrant_may && crate::quadrant::tables_bytes_until(n, stop).is_none() {
         return Err(Error::Interrupted);
     }
@@ -245,7 +251,7 @@ impl CountOptions {
     ///
     /// `auto` runs the full-symmetry engine on a GPU when the count uses one (see
     /// [`DeviceChoice::Auto`]); otherwise the quadrant engine where it measured fastest on the
-    /// CPU (N = 14 to 23) and its tables fit the memory limit, unless fundamental solutions or
+    /// CPU (N = 14 to 27) and its tables fit the memory limit, unless fundamental solutions or
     /// a split depth are asked for. So the plan of `auto` depends on whether the machine has a
     /// GPU: shards of one run made on machines of both kinds are refused by merge (name the
     /// engine for such a cluster).
@@ -268,10 +274,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn auto_takes_quadrant_from_14_to_23_where_its_tables_fit() {
+    fn auto_takes_quadrant_from_14_to_27_where_its_tables_fit() {
         assert!(!auto_takes_quadrant(13, u64::MAX));
-        assert!(auto_takes_quadrant(14, u64::MAX) && auto_takes_quadrant(23, u64::MAX));
-        assert!(!auto_takes_quadrant(24, u64::MAX));
+        assert!(auto_takes_quadrant(14, u64::MAX) && auto_takes_quadrant(24, u64::MAX));
+        assert!(!auto_takes_quadrant(28, u64::MAX));
         assert!(!auto_takes_quadrant(16, 1 << 20));
     }
 

@@ -9,7 +9,10 @@
 #    the exact total, complete, with resumed subtasks;
 #  - --unique, --engine d4 and --engine mirror arrays merge to their known counts;
 #  - a task that fails makes Slurm cancel the merge job, and its output file says why;
-#    merge --partial adds up the shard that finished and names the one missing.
+#    merge --partial adds up the shard that finished and names the one missing;
+#  - N = 24 (the quadrant engine past N = 23): three shards of one unit each, submitted as a
+#    part of the run (NQUEENS_PART), merged with --partial --verify 1 to the sum of the same
+#    shards counted outside Slurm; more shards than MaxArraySize are refused with the way out.
 # Known totals are OEIS A000170 / A002562.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,10 +63,17 @@ for bad in "19" "19 0" "19 abc" "19 -2" "19 007" "40 4" "19 4 --engine quadrant 
     if bash "$array_sh" $bad 2> err; then fail "slurm-array.sh $bad was accepted"; fi
     [ "$(wc -l < err)" -eq 1 ] || fail "slurm-array.sh $bad: not one line: $(cat err)"
 done
+for bad in "5-2" "0-4" "x" "1-" "01-2"; do
+    if NQUEENS_PART=$bad bash "$array_sh" 19 4 2> err; then fail "NQUEENS_PART=$bad was accepted"; fi
+    [ "$(wc -l < err)" -eq 1 ] && grep -q "NQUEENS_PART '$bad'" err || fail "NQUEENS_PART=$bad: $(cat err)"
+done
+if bash "$array_sh" 24 4096 2> err; then fail "4096 tasks were submitted past MaxArraySize"; fi
+grep -q "submit a part at a time with NQUEENS_PART=A-B" err || fail "24 4096: $(cat err)"
 if PATH=$work/nobin /bin/bash "$array_sh" 19 2 2> err; then fail "submitted without sbatch"; fi
 grep -q "sbatch is not on PATH" err || fail "without sbatch: $(cat err)"
 [ "$(jobs_now)" -eq 0 ] || fail "a refused submission left jobs"
-[ ! -e nqueens-19-0 ] && [ ! -e nqueens-40-4 ] || fail "a refused submission made its directory"
+[ ! -e nqueens-19-0 ] && [ ! -e nqueens-40-4 ] && [ ! -e nqueens-24-4096 ] \
+    || fail "a refused submission made its directory"
 say "bad input refused, nothing submitted"
 
 # --- submissions: the preempted run first, so its tasks take the CPUs
@@ -77,6 +87,11 @@ read -r spaced spaced_merge < <(submit " 9" 2)
 [ -n "$spaced" ] || fail "no job id from slurm-array.sh ' 9' 2"
 mkdir -p nqueens-10-2/shard-1.ckpt # task 1's checkpoint cannot be written: it fails
 read -r bad bad_merge < <(submit 10 2)
+# N = 24 in shards of one unit id each (1,352,078 ids): three of them, a part of the run
+units24=1352078
+part24=$(NQUEENS_PART=20000-20002 bash "$array_sh" 24 $units24) || fail "N = 24's part was refused"
+grep -q "^submitted array job [0-9]* (shards 20000 to 20002 of $units24); no merge job" <<< "$part24" \
+    || fail "N = 24's part: $part24"
 
 # --- preempt task 0 of N = 19 once it has counted for a while
 running_a_while() { [ "$(field "${big}_0" JobState)" = RUNNING ] && [ -e nqueens-19-2/shard-0.ckpt ] && sleep 1; }
@@ -129,6 +144,21 @@ grep -q "the sum of 1 of 2 shards, not the total: missing 1" partial.err || fail
 [ "$partial" -gt 0 ] && [ "$partial" -lt 724 ] || fail "N = 10's partial sum $partial"
 say "merge --partial: $partial from shard 0 of 2, shard 1 named missing"
 
+# --- N = 24's part: the three shards, checked by rows, add up as counted outside Slurm
+dir24=nqueens-24-$units24
+three_in() { [ -s $dir24/shard-20000.json ] && [ -s $dir24/shard-20001.json ] && [ -s $dir24/shard-20002.json ]; }
+wait_until 240 "N = 24's three shards" three_in
+[ "$(ls $dir24/shard-*.json | wc -l)" -eq 3 ] || fail "N = 24: $(ls $dir24)"
+partial=$("$NQUEENS_BIN" merge --partial --verify 1 $dir24/shard-*.json 2> partial.err) \
+    || fail "merge --partial of N = 24: $(cat partial.err)"
+grep -q "the sum of 3 of $units24 shards, not the total: missing 0-19999, 20003-$((units24 - 1))" partial.err \
+    || fail "N = 24: $(cat partial.err)"
+want=0
+for k in 20000 20001 20002; do
+    want=$((want + $("$NQUEENS_BIN" count 24 --shard $k/$units24 2>/dev/null)))
+done
+[ "$partial" -eq "$want" ] && [ "$want" -gt 0 ] || fail "N = 24's part: $partial, counted outside Slurm $want"
+say "N = 24: shards 20000-20002 of $units24 merged with --partial --verify 1 to $partial"
 # --- the recovery the script's header gives: resubmit the task alone, then merge by hand
 rerun_task() { # N M K [flags]: sbatch --array=K ... as a user would, waiting for it to end
     local n=$1 m=$2 k=$3

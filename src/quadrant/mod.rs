@@ -12,8 +12,9 @@
 //! row set; the left-right mirror swaps the halves (`E` and the other rows). Only the least of
 //! each class of units is counted, weighted by the size of the class.
 //!
-//! Units are listed in a fixed order (middle row, then `E` as a number), so a unit's id is
-//! stable: shards, checkpoints and `--verify` work as with the other engines.
+//! A unit is worked out from its id, never listed ([`units`]): the ids are in a fixed order
+//! (middle row, then `E` as a number), so shards, checkpoints and `--verify` work as with
+//! the other engines, and the plan of any N takes no memory.
 
 mod cache;
 mod half;
@@ -23,6 +24,7 @@ mod pattern;
 mod pivots;
 mod quarter;
 mod sieve;
+mod units;
 
 pub(crate) use pair_kernel::PairKernel;
 
@@ -41,33 +43,26 @@ use std::cell::RefCell;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use units::{Ids, Unit, NO_MIDDLE};
 
-/// The largest board the quadrant engine takes: its north table takes 0.6 GB at N = 22 and
-/// 23, and 5 GB at N = 24.
-pub const QUADRANT_MAX_N: usize = 23;
+/// The largest board the quadrant engine takes: its pair work grows about 30× from one even
+/// N to the next (a unit of N = 26 takes minutes), so N = 28 would take a cluster years.
+pub const QUADRANT_MAX_N: usize = 27;
 
 /// The largest south table kept whole (N = 18's takes 15 MiB, N = 19's 40): larger ones are
 /// built a row set at a time as units ask for them.
 const WHOLE_SOUTH_MAX: u64 = 24 << 20;
+
+/// The most patterns of a half sliced at once (64 MiB of sieve a thread): longer halves,
+/// from N = 24, are counted a part at a time against the other half (N = 23's longest are
+/// shorter than this; N = 26's, 14 M, take 14 parts).
+const MOST_SLICED: usize = 1 << 20;
 
 /// The largest north table always kept whole (N = 20 and 21's take 64.5 MB, N = 22 and 23's
 /// 551 MB). The north rows change from unit to unit, so a larger one is kept whole only for a
 /// run of many units, where it fits (see [`TablePlan::new`]); a short run builds two row sets
 /// for each unit instead.
 const WHOLE_NORTH_MAX: u64 = 128 << 20;
-
-/// A unit has no middle-column queen (even boards).
-const NO_MIDDLE: u8 = u8::MAX;
-
-/// One row set: the rows whose queen is east of the middle, and for odd boards the row of
-/// the middle column's queen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Unit {
-    east_rows: u32,
-    middle_row: u8,
-    /// How many units of the board this one stands for (1, 2 or 4).
-    weight: u8,
-}
 
 /// How the tables of a board are kept, and the bytes that takes at most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,10 +140,12 @@ pub struct Memory {
 #[derive(Debug)]
 pub struct Layout {
     n: usize,
-    units: Vec<Unit>,
+    ids: Ids,
     halves: OnceLock<Halves>,
     /// The largest north and south tables kept whole.
     whole_max: [u64; 2],
+    /// The most patterns of a half sliced at once.
+    most_sliced: usize,
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
@@ -192,12 +189,13 @@ impl Work {
         halves.build(n, west_rows, avoid, pairs, &mut self.west)
     }
 
-    /// The pairs of the two halves that share no diagonal, on the loops `pairs`; `None` when
-    /// `stop` was set first.
+    /// The pairs of the two halves that share no diagonal, on the loops `pairs`, slicing at
+    /// most `most_sliced` patterns at a time; `None` when `stop` was set first.
     fn count_pairs(
         &mut self,
         n: usize,
         pairs: PairKernel,
+        most_sliced: usize,
         stop: &AtomicBool,
     ) -> Result<Option<u64>, TryReserveError> {
         let east = east_shift(n);
@@ -208,9 +206,17 @@ impl Work {
         } else {
             (&self.west, &mut self.east, Shift::east(east))
         };
-        self.sieve.load(pairs, sliced, (others, shift))?;
-        self.sieve.order_by_signature(pairs, others)?;
-        Ok(self.sieve.count_disjoint_on(pairs, others, stop))
+        let mut disjoint = 0;
+        // the sieve takes about 64 bytes a sliced pattern: a long list is sliced in parts
+        for part in sliced.chunks(most_sliced) {
+            self.sieve.load(pairs, part, (others, shift))?;
+            self.sieve.order_by_signature(pairs, others)?;
+            let Some(counted) = self.sieve.count_disjoint_on(pairs, others, stop) else {
+                return Ok(None);
+            };
+            disjoint += counted;
+        }
+        Ok(Some(disjoint))
     }
 }
 
@@ -222,51 +228,50 @@ fn east_shift(n: usize) -> usize {
 
 impl Layout {
     /// The units of an `n`×`n` board, `n` from 1 to [`QUADRANT_MAX_N`].
-    #[cfg(test)]
-    pub fn new(n: usize) -> Layout {
-        Layout::within_memory(n).expect("memory for the unit list")
-    }
-
-    /// The units of an `n`×`n` board, `n` from 1 to [`QUADRANT_MAX_N`]; an error when the
-    /// memory for the unit list (32 MB at N = 23) cannot be had.
-    pub(crate) fn within_memory(n: usize) -> Result<Layout, Error> {
+    pub(crate) fn new(n: usize) -> Layout {
         assert!(
             (1..=QUADRANT_MAX_N).contains(&n),
             "quadrant layout for n = {n}"
         );
-        let units =
-            units(n).map_err(|_| crate::memory::memory_short("the quadrant engine's units"))?;
-        Ok(Layout {
+        Layout {
             n,
-            units,
+            ids: Ids::new(n),
             halves: OnceLock::new(),
             whole_max: [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX],
+            most_sliced: MOST_SLICED,
             building: Mutex::new(()),
             books: Arc::default(),
-        })
-    }
-
-    /// Number of units.
-    pub fn len(&self) -> usize {
-        self.units.len()
-    }
-
-    /// Feeds the unit list, in order, to a plan digest.
-    pub(crate) fn digest(&self, h: &mut crc32fast::Hasher) {
-        for u in &self.units {
-            h.update(&u.east_rows.to_le_bytes());
-            h.update(&[u.middle_row, u.weight]);
         }
     }
 
-    /// Builds the quarter tables for a run of `units` units when they fit in `memory_limit`
+    /// Number of unit ids (on even boards about half of them count nothing: see [`units`]).
+    pub fn len(&self) -> usize {
+        self.ids.len() as usize
+    }
+
+    /// The unit with id `id`.
+    fn unit(&self, id: usize) -> Unit {
+        self.ids.unit(id as u64)
+    }
+
+    /// Whether unit `id` counts nothing: its row sets are counted under another id.
+    pub(crate) fn counts_nothing(&self, id: usize) -> bool {
+        self.unit(id).weight == 0
+    }
+
+    /// Feeds the unit numbering to a plan digest.
+    pub(crate) fn digest(&self, h: &mut crc32fast::Hasher) {
+        units::digest(&self.ids, h);
+    }
+
+    /// Builds the quarter tables for a run of `ids` unit ids when they fit in `memory_limit`
     /// bytes (otherwise halves are searched, slower but in little memory). Later calls keep
     /// what the first decided. Built by `workers`; `None` when `stop` was set first: nothing
     /// is kept, a later call builds again.
     pub(crate) fn prepare(
         &self,
         memory_limit: Budget,
-        units: usize,
+        ids: usize,
         workers: &Workers,
         stop: &AtomicBool,
     ) -> Result<Option<()>, Error> {
@@ -274,6 +279,12 @@ impl Layout {
         if self.halves.get().is_some() {
             return Ok(Some(()));
         }
+        // about half an even board's ids count nothing (see `units`)
+        let units = if self.n.is_multiple_of(2) {
+            ids / 2
+        } else {
+            ids
+        };
         let Some(plan) = TablePlan::new(self.n, units, self.whole_max, memory_limit.bytes, stop)
         else {
             return Ok(None);
@@ -344,7 +355,10 @@ impl Layout {
         pairs: PairKernel,
         stop: &AtomicBool,
     ) -> Result<Option<Found>, Error> {
-        let unit = self.units[id];
+        let unit = self.unit(id);
+        if unit.weight == 0 {
+            return Ok(Some(Found::default()));
+        }
         // built here on first use, by this thread alone (it fails only short of memory)
         if self.halves.get().is_none()
             && self
@@ -365,7 +379,7 @@ impl Layout {
             if stop.load(Ordering::Relaxed) {
                 return Ok(None);
             }
-            let Some(disjoint) = work.count_pairs(self.n, pairs, stop)? else {
+            let Some(disjoint) = work.count_pairs(self.n, pairs, self.most_sliced, stop)? else {
                 return Ok(None);
             };
             let nodes = (work.east.len() + work.west.len()) as u128;
@@ -385,7 +399,7 @@ impl Layout {
     /// middle column on its middle row, the west columns on the others.
     fn unit_rows(&self, id: usize) -> RowMasks {
         let n = self.n;
-        let unit = self.units[id];
+        let unit = self.unit(id);
         let half = n / 2;
         let west = (1u64 << half) - 1;
         let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
@@ -411,6 +425,9 @@ impl Layout {
         kernel: Chosen,
         stop: &AtomicBool,
     ) -> Option<Found> {
+        if self.counts_nothing(id) {
+            return Some(Found::default());
+        }
         let masks = self.unit_rows(id);
         let start = Start {
             n: self.n,
@@ -420,7 +437,7 @@ impl Layout {
         };
         let mut board = [0; crate::board::MAX_N];
         let (tally, nodes) = crate::kernel::visit(kernel, start, &mut board, Tally::default, stop)?;
-        let found = u128::from(tally.0) * u128::from(self.units[id].weight);
+        let found = u128::from(tally.0) * u128::from(self.unit(id).weight);
         Some(Found {
             total: found,
             unique: 0,
@@ -467,56 +484,6 @@ fn regions(n: usize) -> [Region; 2] {
         cols: half,
     };
     [quarter(0, half), quarter(half, n - half)]
-}
-
-/// The units of an `n`×`n` board: for each middle row (odd boards), each set of half the
-/// remaining rows, in increasing order, keeping the least of each symmetry class.
-fn units(n: usize) -> Result<Vec<Unit>, TryReserveError> {
-    let half = n / 2;
-    let all = (1u64 << n) - 1;
-    let middles: Vec<u8> = if n.is_multiple_of(2) {
-        vec![NO_MIDDLE]
-    } else {
-        (0..n as u8).collect()
-    };
-    // upside down: row `r` to row `n - 1 - r`
-    let flip_rows = |rows: u64| rows.reverse_bits() >> (64 - n);
-    let flip_middle = |m: u8| if m == NO_MIDDLE { m } else { n as u8 - 1 - m };
-    let mut out = Vec::new();
-    for &middle in &middles {
-        // the row a gap opens at (past the board when there is no middle row)
-        let (free, gap) = if middle == NO_MIDDLE {
-            (all, n)
-        } else {
-            (all & !(1 << middle), usize::from(middle))
-        };
-        // the sets of `half` rows out of the free ones, increasing: sets of `half` bits out
-        // of `2 * half`, with a gap opened at the middle row (which keeps their order)
-        for chosen in quarter::subsets(2 * half as u32, half as u32) {
-            let below = chosen & ((1 << gap) - 1);
-            let east = below | (chosen ^ below) << 1;
-            let west = free & !east;
-            let key = |m: u8, rows: u64| (m.wrapping_add(1), rows);
-            let mut class = [
-                key(middle, east),
-                key(middle, west),
-                key(flip_middle(middle), flip_rows(east)),
-                key(flip_middle(middle), flip_rows(west)),
-            ];
-            if class.iter().any(|&k| k < key(middle, east)) {
-                continue;
-            }
-            class.sort_unstable();
-            let distinct = 1 + class.windows(2).filter(|w| w[0] != w[1]).count();
-            out.try_reserve(1)?;
-            out.push(Unit {
-                east_rows: east as u32,
-                middle_row: middle,
-                weight: distinct as u8,
-            });
-        }
-    }
-    Ok(out)
 }
 
 /// One line saying that the tables of an `n`×`n` board do not fit `budget`, and what is done
@@ -641,6 +608,21 @@ mod tests {
     }
 
     #[test]
+    fn halves_sliced_a_part_at_a_time_count_as_whole_ones() {
+        for n in 10..=14 {
+            let want = row_search(n, 0, (0, 0, 0));
+            // parts of a block and a bit, and of less than a block
+            for most_sliced in [300, 100] {
+                let layout = Layout {
+                    most_sliced,
+                    ..Layout::new(n)
+                };
+                assert_eq!(total_with(layout, u64::MAX), want, "n = {n}, {most_sliced}");
+            }
+        }
+    }
+
+    #[test]
     fn a_stopped_build_keeps_nothing_and_a_later_one_builds() {
         let layout = Layout::new(12);
         let stopped = AtomicBool::new(true);
@@ -679,9 +661,11 @@ mod tests {
         let fast_rows = layout.count_unit_by_rows(id, best, &never);
         let (rows, pairs) = (rows.unwrap().total, pairs.unwrap().total);
         assert_eq!(
-            rows, pairs,
+            rows,
+            pairs,
             "n = {} unit {id} {:?}",
-            layout.n, layout.units[id]
+            layout.n,
+            layout.unit(id)
         );
         assert_eq!(fast_rows.unwrap().total, rows, "n = {} unit {id}", layout.n);
     }
@@ -702,27 +686,14 @@ mod tests {
         let mut next = crate::kernel::xorshift(0x9E37_79B9_7F4A_7C15);
         for n in 16..=18 {
             let layout = Layout::new(n);
-            for _ in 0..24 {
-                agree_by_rows(&layout, (next() % layout.len() as u64) as usize);
+            let mut counted = 0;
+            while counted < 24 {
+                let id = (next() % layout.len() as u64) as usize;
+                if !layout.counts_nothing(id) {
+                    agree_by_rows(&layout, id);
+                    counted += 1;
+                }
             }
-        }
-    }
-
-    #[test]
-    fn unit_weights_cover_every_row_set() {
-        // every row set of the board is stood for exactly once: the weights add up to the
-        // number of (middle row, east rows) choices
-        for n in 1..=13usize {
-            let half = n / 2;
-            let free = n - n % 2;
-            let choose = |a: u64, b: u64| (0..b).fold(1u64, |c, i| c * (a - i) / (i + 1));
-            let sets = if n.is_multiple_of(2) {
-                choose(free as u64, half as u64)
-            } else {
-                n as u64 * choose(free as u64, half as u64)
-            };
-            let weights: u64 = units(n).unwrap().iter().map(|u| u64::from(u.weight)).sum();
-            assert_eq!(weights, sets, "n = {n}");
         }
     }
 }
@@ -732,7 +703,8 @@ mod doc_examples {
     #[test]
     fn new_example() {
         use crate::quadrant::Layout;
-        // 8x8: 70 row sets of four rows, 23 up to the board's symmetries
-        assert_eq!(Layout::new(8).len(), 23);
+        // 8x8: 70 row sets of four rows, 35 with the highest row west, 23 up to the
+        // board's symmetries
+        assert_eq!(Layout::new(8).len(), 35);
     }
 }
