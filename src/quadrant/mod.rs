@@ -505,8 +505,8 @@ pub fn tables_bytes(n: usize) -> u64 {
     tables_bytes_until(n, &never).expect("never stopped")
 }
 
-/// [`tables_bytes`], or `None` when `stop` was set first (the first count of N = 23's quarters
-/// takes half a second).
+/// [`tables_bytes`], or `None` when `stop` was set first (the first count of N = 27's quarters
+/// takes seconds).
 pub(crate) fn tables_bytes_until(n: usize, stop: &AtomicBool) -> Option<u64> {
     let least = TablePlan::new(n, 0, [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX], 0, stop)?;
     Some(least.bytes)

@@ -30,7 +30,7 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     let request = args.request(|name| std::env::var(name).ok())?;
     let chosen_shard = Some(request.shard).filter(|s| s.count > 1);
     if args.dry_run {
-        // a signal has ended it at once (N = 23's plan takes half a second)
+        // a signal has ended it at once (N = 27's plan takes seconds)
         return dry_run(&request);
     }
     let bar = Progress::new(args.progress);
