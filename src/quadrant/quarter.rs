@@ -290,40 +290,42 @@ fn count_placements(
         })
         .collect();
     let next = AtomicUsize::new(0);
+    let work = || {
+        let mut count = Count {
+            shape,
+            weight: 0,
+            look_at: 0,
+            out: vec![0u64; 1 << rows],
+            stop,
+        };
+        while let Some(&(row, col, weight)) = firsts.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let bit = 1u64 << col;
+            count.weight = weight;
+            count.look_at = row + 2;
+            if row + 1 == rows {
+                count.out[1 << row] += weight;
+            } else {
+                count.go(row + 1, 1 << row, [bit, bit << 1, bit >> 1]);
+            }
+        }
+        count.out
+    };
+    // this thread counts too; a helper that cannot be started (a small address space) leaves
+    // its share to the others
     let counted: Vec<Vec<u64>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.min(firsts.len()).max(1))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut count = Count {
-                        shape,
-                        weight: 0,
-                        look_at: 0,
-                        out: vec![0u64; 1 << rows],
-                        stop,
-                    };
-                    while let Some(&(row, col, weight)) =
-                        firsts.get(next.fetch_add(1, Ordering::Relaxed))
-                    {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let bit = 1u64 << col;
-                        count.weight = weight;
-                        count.look_at = row + 2;
-                        if row + 1 == rows {
-                            count.out[1 << row] += weight;
-                        } else {
-                            count.go(row + 1, 1 << row, [bit, bit << 1, bit >> 1]);
-                        }
-                    }
-                    count.out
-                })
-            })
+        let helpers: Vec<_> = (1..threads.min(firsts.len()))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().expect("a quarter count"))
-            .collect()
+        let mut counted = vec![work()];
+        counted.extend(
+            helpers
+                .into_iter()
+                .map(|helper| helper.join().expect("a quarter count")),
+        );
+        counted
     });
     let mut out = vec![0u64; 1 << rows];
     // the placement with no queen
