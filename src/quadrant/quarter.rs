@@ -313,20 +313,16 @@ fn count_placements(
         }
         count.out
     };
-    // this thread counts too; a helper that cannot be started (a small address space) leaves
-    // its share to the others
-    let counted: Vec<Vec<u64>> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads.min(firsts.len()))
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
-            .collect();
-        let mut counted = vec![work()];
-        counted.extend(
-            helpers
-                .into_iter()
-                .map(|helper| helper.join().expect("a quarter count")),
-        );
-        counted
-    });
+    let count_on = |workers: Workers| {
+        next.store(0, Ordering::Relaxed);
+        workers.run(|_| work())
+    };
+    // a worker that cannot be started (a small address space) fails the run: counted again
+    // on this thread alone, which always starts
+    let counted = Workers::new(threads, false)
+        .and_then(count_on)
+        .or_else(|_| count_on(Workers::this_thread()))
+        .expect("the calling thread counts");
     let mut out = vec![0u64; 1 << rows];
     // the placement with no queen
     out[0] = 1;

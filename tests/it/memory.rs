@@ -185,9 +185,10 @@ fn an_address_space_limit_too_small_for_a_run_is_refused_in_one_line() {
     }
 }
 
-/// Large quadrant counts in little address space: the unit list, a unit's half-board
-/// patterns, the finished set that cannot be had end the run with one line (exit 1), or it
-/// counts; never an abort (each of these aborted before).
+/// Large quadrant counts in little address space: a unit's half-board patterns, the finished
+/// set that cannot be had end the run with one line (exit 1), or it counts; the sizing of
+/// N = 24's quarters, on every core, counts on the threads it can start; never an abort (each
+/// of these aborted before).
 #[cfg(unix)]
 #[test]
 fn large_counts_short_of_memory_end_in_one_line() {
@@ -195,6 +196,7 @@ fn large_counts_short_of_memory_end_in_one_line() {
         (40000, "count 23 --engine quadrant --shard 9/262144"),
         (48000, "count 23 --engine quadrant --shard 9/262144"),
         (150000, "count 23 --engine quadrant"),
+        (40000, "count 24 --engine quadrant --dry-run"),
     ] {
         let script = format!("ulimit -v {limit} && exec '{}' {args}", bin().display());
         let out = Command::new("sh").args(["-c", &script]).output().unwrap();
