@@ -105,11 +105,8 @@ pub(crate) fn resolve(
     crate::board::check_n(n)?;
     // the quadrant tables' size, counted once per process, is the slow part of a resolution
     // (on 2 cores 0.15 s at N = 23, 12 s at N = 27): a stop ends it
-    let quadrant_may = match opts.engine {
-        EngineChoice::Auto => (AUTO_QUADRANT_MIN_N..=AUTO_QUADRANT_MAX_N).contains(&n),
-        EngineChoice::Quadrant => n <= crate::quadrant::QUADRANT_MAX_N,
-        _ => false,
-    };
+    let quadrant_may = matches!(opts.engine, EngineChoice::Auto | EngineChoice::Quadrant)
+        && n <= crate::quadrant::QUADRANT_MAX_N;
     if quadrant_may && crate::quadrant::tables_bytes_until(n, stop).is_none() {
         return Err(Error::Interrupted);
     }

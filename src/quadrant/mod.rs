@@ -45,8 +45,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use units::{Ids, Unit, NO_MIDDLE};
 
-/// The largest board the quadrant engine takes: its pair work grows about 30× from one even
-/// N to the next (a unit of N = 26 takes minutes), so N = 28 would take a cluster years.
+/// The largest board the quadrant engine takes: its work grows about 14× a board (N = 26
+/// 150,000 core-hours, N = 27 about a million), so N = 28 would take a cluster years.
 pub const QUADRANT_MAX_N: usize = 27;
 
 /// The largest south table kept whole (N = 18's takes 15 MiB, N = 19's 40): larger ones are
@@ -395,11 +395,10 @@ impl Layout {
 }
 
 impl Layout {
-    /// The columns each row may take in unit `id`: the east columns on its rows `E`, the
+    /// The columns each row may take in `unit`: the east columns on its rows `E`, the
     /// middle column on its middle row, the west columns on the others.
-    fn unit_rows(&self, id: usize) -> RowMasks {
+    fn unit_rows(&self, unit: Unit) -> RowMasks {
         let n = self.n;
-        let unit = self.unit(id);
         let half = n / 2;
         let west = (1u64 << half) - 1;
         let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
@@ -425,10 +424,11 @@ impl Layout {
         kernel: Chosen,
         stop: &AtomicBool,
     ) -> Option<Found> {
-        if self.counts_nothing(id) {
+        let unit = self.unit(id);
+        if unit.weight == 0 {
             return Some(Found::default());
         }
-        let masks = self.unit_rows(id);
+        let masks = self.unit_rows(unit);
         let start = Start {
             n: self.n,
             masks: &masks,
@@ -437,7 +437,7 @@ impl Layout {
         };
         let mut board = [0; crate::board::MAX_N];
         let (tally, nodes) = crate::kernel::visit(kernel, start, &mut board, Tally::default, stop)?;
-        let found = u128::from(tally.0) * u128::from(self.unit(id).weight);
+        let found = u128::from(tally.0) * u128::from(unit.weight);
         Some(Found {
             total: found,
             unique: 0,
