@@ -5,7 +5,7 @@ use super::cache::{Lent, RowSets};
 use super::join::pair_up;
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern, Region, Stored};
-use super::quarter::{subsets, Quarter, RowSet};
+use super::quarter::{subsets, Quarter, RowSet, Subsets};
 use crate::memory::Budget;
 use std::collections::TryReserveError;
 
@@ -63,69 +63,131 @@ impl<P: Stored> Table<P> {
 }
 
 impl Halves {
-    /// Appends to `out` every pattern of the half of an `n`×`n` board with queens on `rows`
-    /// and on every west column, none on a diagonal of `avoid`, on the loop `pairs` (the east
-    /// half is built there too, moved west).
-    pub(super) fn build(
+    /// The patterns of the half of an `n`×`n` board with queens on `rows` and on every west
+    /// column, none on a diagonal of `avoid`, on the loop `pairs` (the east half is built
+    /// there too, moved west), to be had a part at a time ([`Parts::fill`]); an error when
+    /// the memory for a row set or a searched half cannot be had.
+    pub(super) fn parts(
         &self,
         n: usize,
         rows: u64,
         avoid: Pattern,
         pairs: PairKernel,
-        out: &mut Vec<Pattern>,
-    ) -> Result<(), TryReserveError> {
-        match self {
+    ) -> Result<Parts<'_>, TryReserveError> {
+        let source = match self {
             Halves::Tables { north, south } => {
                 let region = north.region();
                 let north_rows = rows & region.row_mask();
-                let upper = north.row_set(north_rows)?;
-                let lower = south.row_set(rows & !north_rows)?;
-                let queens = north_rows.count_ones();
-                from_tables(
-                    (region, upper.set()),
-                    lower.set(),
-                    queens,
+                let width = region.cols as u32;
+                let mut cells = subsets(width, north_rows.count_ones());
+                Source::Tables {
+                    region,
+                    upper: north.row_set(north_rows)?,
+                    lower: south.row_set(rows & !north_rows)?,
+                    cell: cells.next(),
+                    cells,
+                    all: (1usize << width) - 1,
                     avoid,
                     pairs,
-                    out,
-                )
+                }
             }
             Halves::Search { .. } => {
                 let west_cols = (1u64 << (n / 2)) - 1;
-                by_search(n, rows, west_cols, avoid, out)
+                let mut searched = Vec::new();
+                by_search(n, rows, west_cols, avoid, &mut searched)?;
+                Source::Searched(searched)
+            }
+        };
+        Ok(Parts { source, next: 0 })
+    }
+}
+
+/// A half's patterns, handed out a part at a time: joined from the tables cell by cell, or
+/// searched whole beforehand.
+pub(super) struct Parts<'a> {
+    source: Source<'a>,
+    /// Where the next part starts: the next placement of the cell of the north row set
+    /// being joined (the next pattern, when searched).
+    next: usize,
+}
+
+enum Source<'a> {
+    /// The north and south row sets, joined cell by cell: the north quarter's columns
+    /// `cell`, then `cells`, with the south one's other columns (`all` but those).
+    Tables {
+        region: Region,
+        upper: Held<'a, Packed>,
+        lower: Held<'a, Pattern>,
+        cell: Option<u64>,
+        cells: Subsets,
+        all: usize,
+        avoid: Pattern,
+        pairs: PairKernel,
+    },
+    Searched(Vec<Pattern>),
+}
+
+impl Parts<'_> {
+    /// Appends the half's next patterns to `out` until it holds at least `most` or the
+    /// half ends, at most `most` plus a south cell's patterns; whether more may follow.
+    /// It does not look at the stop flag: a look per subset of columns cost 3 % of
+    /// `count 17 -t 1`, and a part takes milliseconds.
+    pub(super) fn fill(
+        &mut self,
+        out: &mut Vec<Pattern>,
+        most: usize,
+    ) -> Result<bool, TryReserveError> {
+        match &mut self.source {
+            Source::Tables {
+                region,
+                upper,
+                lower,
+                cell,
+                cells,
+                all,
+                avoid,
+                pairs,
+            } => {
+                while let Some(chosen) = *cell {
+                    let above = &upper.set().cell(chosen as usize)[self.next..];
+                    let below = lower.set().cell(*all & !(chosen as usize));
+                    let room = most.saturating_sub(out.len());
+                    if room == 0 {
+                        return Ok(true);
+                    }
+                    // as many north placements as leave room for every pair they make (a
+                    // division only where the cell does not fit whole: it cost 4 % at N = 16)
+                    let taken = if above.len().saturating_mul(below.len()) <= room {
+                        above.len()
+                    } else {
+                        room.div_ceil(below.len()).min(above.len())
+                    };
+                    if !below.is_empty() {
+                        pair_up(*pairs, (*region, &above[..taken]), below, *avoid, out)?;
+                    }
+                    if taken == above.len() {
+                        *cell = cells.next();
+                        self.next = 0;
+                    } else {
+                        self.next += taken;
+                    }
+                }
+                Ok(false)
+            }
+            Source::Searched(patterns) => {
+                let rest = &patterns[self.next..];
+                let taken = most.saturating_sub(out.len()).min(rest.len());
+                out.try_reserve(taken)?;
+                out.extend_from_slice(&rest[..taken]);
+                self.next += taken;
+                Ok(self.next < patterns.len())
             }
         }
     }
 }
 
-/// Appends to `out` every pattern of the half with queens on `rows` and on every one of the
-/// `width` columns of the quarters, none on a diagonal of `avoid`, joining the placements of
-/// its north quarter (rows `north_rows`, packed placements of `north_region`) and its south
-/// quarter (`south`: the row set of the other rows), on the loop `pairs`. It does not look at
-/// the stop flag: a look per subset of columns cost 3 % of `count 17 -t 1`, and a half takes
-/// milliseconds at most.
-fn from_tables(
-    (north_region, north): (Region, &RowSet<Packed>),
-    south: &RowSet<Pattern>,
-    north_queens: u32,
-    avoid: Pattern,
-    pairs: PairKernel,
-    out: &mut Vec<Pattern>,
-) -> Result<(), TryReserveError> {
-    let width = north_region.cols as u32;
-    let all = (1usize << width) - 1;
-    for chosen in subsets(width, north_queens) {
-        let upper = north.cell(chosen as usize);
-        if !upper.is_empty() {
-            let lower = south.cell(all & !(chosen as usize));
-            pair_up(pairs, (north_region, upper), lower, avoid, out)?;
-        }
-    }
-    Ok(())
-}
-
-/// The patterns [`from_tables`] gives, found by a depth-first search over the rows
-/// instead (no tables: for boards whose tables do not fit the memory limit).
+/// A half's patterns as the tables give them, found by a depth-first search over the
+/// rows instead (no tables: for boards whose tables do not fit the memory limit).
 fn by_search(
     n: usize,
     rows: u64,
@@ -180,5 +242,85 @@ fn by_search(
         pattern[i + 1] = placed;
         i += 1;
         free[i] = cols & !(used[i] | left[i] | right[i] | blocked[i]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Budget;
+    use crate::parallel::Workers;
+    use crate::quadrant::quarter::Quarter;
+    use crate::quadrant::regions;
+    use std::sync::atomic::AtomicBool;
+
+    fn whole<P: Stored>(region: Region) -> Table<P> {
+        let never = AtomicBool::new(false);
+        let quarter = Quarter::build_within(region, u64::MAX, &Workers::this_thread(), &never);
+        Table::Whole(quarter.unwrap().unwrap())
+    }
+
+    /// Parts of any size add up to the whole half, in its order, each as long as asked
+    /// (the last at most) and no longer than a south cell past it.
+    #[test]
+    fn parts_of_any_size_make_the_whole_half() {
+        for n in [9, 12, 13] {
+            let [north, south] = regions(n);
+            let tables = Halves::Tables {
+                north: whole(north),
+                south: whole(south),
+            };
+            let searched = Halves::Search {
+                memory_limit: Budget::asked(0),
+            };
+            let Halves::Tables { south: table, .. } = &tables else {
+                unreachable!()
+            };
+            // the longest south cell: how far past its size a part may run
+            let longest_cell = (0..1u64 << south.rows)
+                .flat_map(|rows| {
+                    let set = table.row_set(rows << south.row0).unwrap();
+                    (0..1usize << south.cols).map(move |c| set.set().cell(c).len())
+                })
+                .max()
+                .unwrap();
+            let pairs = PairKernel::Scalar;
+            let h = n / 2;
+            // a half's rows (h of them), the middle column's queen on row 3 on odd boards
+            let (avoid, middle) = if n % 2 == 1 {
+                (Pattern::queen(n, 3, h), 1 << 3)
+            } else {
+                (Pattern::default(), 0)
+            };
+            let mut longest_half = 0;
+            let row_sets = subsets(n as u32, h as u32).filter(|rows| rows & middle == 0);
+            for rows in row_sets.step_by(37).take(6) {
+                for halves in [&tables, &searched] {
+                    let mut all = Vec::new();
+                    let mut one = halves.parts(n, rows, avoid, pairs).unwrap();
+                    assert!(!one.fill(&mut all, usize::MAX).unwrap());
+                    longest_half = longest_half.max(all.len());
+                    for most in [1, 7, 100] {
+                        let mut parts = halves.parts(n, rows, avoid, pairs).unwrap();
+                        let mut joined = Vec::new();
+                        loop {
+                            let mut part = Vec::new();
+                            let more = parts.fill(&mut part, most).unwrap();
+                            assert!(part.len() < most + longest_cell, "{most}: {}", part.len());
+                            assert!(!more || part.len() >= most, "{most}: {}", part.len());
+                            joined.extend(part);
+                            if !more {
+                                break;
+                            }
+                        }
+                        assert_eq!(joined, all, "n = {n}, rows {rows:b}, {most} at a time");
+                    }
+                }
+            }
+            assert!(
+                n < 12 || longest_half > 20,
+                "n = {n}: halves worth cutting, {longest_half}"
+            );
+        }
     }
 }

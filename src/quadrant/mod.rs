@@ -53,10 +53,14 @@ pub const QUADRANT_MAX_N: usize = 27;
 /// built a row set at a time as units ask for them.
 const WHOLE_SOUTH_MAX: u64 = 24 << 20;
 
-/// The most patterns of a half sliced at once (64 MiB of sieve a thread): longer halves,
-/// from N = 24, are counted a part at a time against the other half (N = 23's longest are
-/// shorter than this; N = 26's, 14 M, take 14 parts).
-const MOST_SLICED: usize = 1 << 20;
+/// The most patterns of a unit's halves held at once, a thread: a part of the sliced half
+/// (2^20, 16 MiB and 64 MiB of sieve) and one of the other half (2^23, 128 MiB and as much
+/// again sorted). Only the longest units, from N = 24, are cut (N = 23's halves are shorter;
+/// N = 26's longest, 30 M patterns, take 4 parts of one half and 30 of the other).
+const MOST_HELD: PartSizes = PartSizes {
+    sliced: 1 << 20,
+    other: 1 << 23,
+};
 
 /// The largest north table always kept whole (N = 20 and 21's take 64.5 MB, N = 22 and 23's
 /// 551 MB). The north rows change from unit to unit, so a larger one is kept whole only for a
@@ -144,8 +148,8 @@ pub struct Layout {
     halves: OnceLock<Halves>,
     /// The largest north and south tables kept whole.
     whole_max: [u64; 2],
-    /// The most patterns of a half sliced at once.
-    most_sliced: usize,
+    /// The most patterns of a unit's halves held at once.
+    parts: PartSizes,
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
@@ -158,21 +162,34 @@ thread_local! {
 
 #[derive(Default)]
 struct Work {
+    /// A part of the east half, and one of the west half.
     east: Vec<Pattern>,
     west: Vec<Pattern>,
     sieve: Sieve,
 }
 
+/// A unit's count of disjoint pairs and the patterns of its two halves.
+#[derive(Default)]
+struct Pairs {
+    disjoint: u64,
+    patterns: u64,
+}
+
 impl Work {
-    /// The unit's two halves: the east one built in the west columns (moved west by
-    /// [`east_shift`]), both avoiding the middle column's queen.
-    fn build_halves(
+    /// Counts the pairs of `unit`'s halves (the east one built in the west columns, moved
+    /// west by [`east_shift`], both avoiding the middle column's queen) that share no
+    /// diagonal, on the loops `pairs`. Each half is built a part at a time: for each part of
+    /// the east half (at most `parts.other` patterns), the west half's parts (at most
+    /// `parts.sliced`) are built, sliced and counted against it in turn, so a unit holds
+    /// two parts, not its halves. `None` when `stop` was set first.
+    fn count(
         &mut self,
         n: usize,
         unit: Unit,
         halves: &Halves,
-        pairs: PairKernel,
-    ) -> Result<(), TryReserveError> {
+        (pairs, parts): (PairKernel, PartSizes),
+        stop: &AtomicBool,
+    ) -> Result<Option<Pairs>, TryReserveError> {
         let all = (1u64 << n) - 1;
         let (avoid, free_rows) = if unit.middle_row == NO_MIDDLE {
             (Pattern::default(), all)
@@ -181,43 +198,70 @@ impl Work {
             (Pattern::queen(n, row, n / 2), all & !(1 << row))
         };
         let east_rows = u64::from(unit.east_rows);
-        let west_rows = free_rows & !east_rows;
-        self.east.clear();
-        self.west.clear();
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
-        halves.build(n, east_rows, east_avoid, pairs, &mut self.east)?;
-        halves.build(n, west_rows, avoid, pairs, &mut self.west)
-    }
-
-    /// The pairs of the two halves that share no diagonal, on the loops `pairs`, slicing at
-    /// most `most_sliced` patterns at a time; `None` when `stop` was set first.
-    fn count_pairs(
-        &mut self,
-        n: usize,
-        pairs: PairKernel,
-        most_sliced: usize,
-        stop: &AtomicBool,
-    ) -> Result<Option<u64>, TryReserveError> {
-        let east = east_shift(n);
-        // the longer list is sliced: the per-pattern cost falls on the shorter one; the
-        // other is moved into its columns, and put in the order the sieve counts fastest
-        let (sliced, others, shift) = if self.east.len() >= self.west.len() {
-            (&self.east, &mut self.west, Shift::west(east))
-        } else {
-            (&self.west, &mut self.east, Shift::east(east))
-        };
-        let mut disjoint = 0;
-        // the sieve takes about 64 bytes a sliced pattern: a long list is sliced in parts
-        for part in sliced.chunks(most_sliced) {
-            self.sieve.load(pairs, part, (others, shift))?;
-            self.sieve.order_by_signature(pairs, others)?;
-            let Some(counted) = self.sieve.count_disjoint_on(pairs, others, stop) else {
-                return Ok(None);
+        // a half's parts are dropped once it is built: its row sets go back to the
+        // tables' recent ones, which may let them go
+        let mut east = Some(halves.parts(n, east_rows, east_avoid, pairs)?);
+        let mut counted = Pairs::default();
+        let mut first = true;
+        while let Some(mut east_parts) = east.take() {
+            self.east.clear();
+            east = east_parts
+                .fill(&mut self.east, parts.other)?
+                .then_some(east_parts);
+            counted.patterns += self.east.len() as u64;
+            // the west half again for each part of the east one: a join costs far less
+            // than the pairs it is counted against
+            let mut west_parts = halves.parts(n, free_rows & !east_rows, avoid, pairs)?;
+            self.west.clear();
+            let mut west = west_parts
+                .fill(&mut self.west, parts.sliced)?
+                .then_some(west_parts);
+            // with both halves whole, the longer is sliced: the per-pattern cost falls on
+            // the other, which is moved into its columns
+            let east_sliced =
+                east.is_none() && west.is_none() && first && self.east.len() >= self.west.len();
+            let (sliced, others, shift) = if east_sliced {
+                (&mut self.east, &mut self.west, Shift::west(east_shift(n)))
+            } else {
+                (&mut self.west, &mut self.east, Shift::east(east_shift(n)))
             };
-            disjoint += counted;
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                if first {
+                    // the west half's patterns, once
+                    let west = if east_sliced { &others } else { &sliced };
+                    counted.patterns += west.len() as u64;
+                }
+                if !sliced.is_empty() && !others.is_empty() {
+                    // the sieve takes about 64 bytes a sliced pattern, hence the parts
+                    self.sieve.load(pairs, sliced, (others, shift))?;
+                    self.sieve.order_by_signature(pairs, others)?;
+                    let Some(disjoint) = self.sieve.count_disjoint_on(pairs, others, stop) else {
+                        return Ok(None);
+                    };
+                    counted.disjoint += disjoint;
+                }
+                let Some(mut west_parts) = west.take() else {
+                    break;
+                };
+                sliced.clear();
+                west = west_parts.fill(sliced, parts.sliced)?.then_some(west_parts);
+            }
+            first = false;
         }
-        Ok(Some(disjoint))
+        Ok(Some(counted))
     }
+}
+
+/// The most patterns of a unit's halves held at once: a part of the half that is sliced,
+/// and one of the other half.
+#[derive(Clone, Copy, Debug)]
+struct PartSizes {
+    sliced: usize,
+    other: usize,
 }
 
 /// How far east of the west half the east half lies: it is built in the west half's
@@ -238,7 +282,7 @@ impl Layout {
             ids: Ids::new(n),
             halves: OnceLock::new(),
             whole_max: [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX],
-            most_sliced: MOST_SLICED,
+            parts: MOST_HELD,
             building: Mutex::new(()),
             books: Arc::default(),
         }
@@ -375,14 +419,13 @@ impl Layout {
         let halves = self.halves.get().expect("prepared above");
         let counted = WORK.with(|work| -> Result<Option<Found>, TryReserveError> {
             let work = &mut *work.borrow_mut();
-            work.build_halves(self.n, unit, halves, pairs)?;
-            if stop.load(Ordering::Relaxed) {
-                return Ok(None);
-            }
-            let Some(disjoint) = work.count_pairs(self.n, pairs, self.most_sliced, stop)? else {
+            let limits = (pairs, self.parts);
+            let Some(Pairs { disjoint, patterns }) =
+                work.count(self.n, unit, halves, limits, stop)?
+            else {
                 return Ok(None);
             };
-            let nodes = (work.east.len() + work.west.len()) as u128;
+            let nodes = u128::from(patterns);
             Ok(Some(Found {
                 total: u128::from(disjoint) * u128::from(unit.weight),
                 unique: 0,
@@ -611,13 +654,18 @@ mod tests {
     fn halves_sliced_a_part_at_a_time_count_as_whole_ones() {
         for n in 10..=14 {
             let want = row_search(n, 0, (0, 0, 0));
-            // parts of a block and a bit, and of less than a block
-            for most_sliced in [300, 100] {
+            // parts of a block and a bit, and of less than a block, the other half whole or
+            // in parts of its own
+            for (sliced, other) in [(300, usize::MAX), (100, 100), (300, 1000), (7, 50)] {
                 let layout = Layout {
-                    most_sliced,
+                    parts: PartSizes { sliced, other },
                     ..Layout::new(n)
                 };
-                assert_eq!(total_with(layout, u64::MAX), want, "n = {n}, {most_sliced}");
+                assert_eq!(
+                    total_with(layout, u64::MAX),
+                    want,
+                    "n = {n}, {sliced}, {other}"
+                );
             }
         }
     }

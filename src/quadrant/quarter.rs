@@ -367,20 +367,36 @@ pub(crate) fn largest_row_set_bytes<P>(region: Region, stop: &AtomicBool) -> Opt
 }
 
 /// Every set of `size` bits out of the low `width` bits, in increasing order.
-pub(crate) fn subsets(width: u32, size: u32) -> impl Iterator<Item = u64> {
-    let first = (1u64 << size) - 1;
-    let past = 1u64 << width;
-    std::iter::successors((size <= width).then_some(first), move |&s| {
-        if s == 0 {
-            return None;
-        }
-        // the next number with as many bits (Gosper): carry the lowest run up by one, put
-        // the rest of the run back at the bottom
-        let lowest = s & s.wrapping_neg();
-        let carried = s + lowest;
-        let next = carried | (((s ^ carried) >> 2) / lowest);
-        (next < past).then_some(next)
-    })
+pub(crate) fn subsets(width: u32, size: u32) -> Subsets {
+    Subsets {
+        next: (size <= width).then_some((1u64 << size) - 1),
+        past: 1u64 << width,
+    }
+}
+
+/// The sets [`subsets`] gives, one at a time.
+#[derive(Clone, Debug)]
+pub(crate) struct Subsets {
+    next: Option<u64>,
+    past: u64,
+}
+
+impl Iterator for Subsets {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        let s = self.next?;
+        self.next = (s != 0)
+            .then(|| {
+                // the next number with as many bits (Gosper): carry the lowest run up by
+                // one, put the rest of the run back at the bottom
+                let lowest = s & s.wrapping_neg();
+                let carried = s + lowest;
+                carried | ((s ^ carried) >> 2 >> lowest.trailing_zeros())
+            })
+            .filter(|&next| next < self.past);
+        Some(s)
+    }
 }
 
 #[cfg(test)]
