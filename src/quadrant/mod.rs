@@ -56,7 +56,7 @@ const WHOLE_SOUTH_MAX: u64 = 24 << 20;
 /// The most patterns of a unit's halves held at once, a thread: a part of the sliced half
 /// (2^20, 16 MiB and 64 MiB of sieve) and one of the other half (2^23, 128 MiB and as much
 /// again sorted). Only the longest units, from N = 24, are cut (N = 23's halves are shorter;
-/// N = 26's longest, 30 M patterns, take 4 parts of one half and 30 of the other).
+/// a unit of N = 26 with 39 M patterns in its halves held 443 MB, 947 MB when held whole).
 const MOST_HELD: PartSizes = PartSizes {
     sliced: 1 << 20,
     other: 1 << 23,
