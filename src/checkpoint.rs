@@ -14,6 +14,7 @@
 use crate::error::Error;
 use crate::found::Found;
 use crate::parallel::lock;
+use crate::race::DeviceRace;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::TryReserveError;
@@ -148,11 +149,6 @@ impl DoneSet {
         self.len
     }
 
-    /// Whether every position is finished.
-    pub fn is_complete(&self) -> bool {
-        self.len == self.parts.len()
-    }
-
     /// What each position found, `None` where unfinished.
     pub fn parts(&self) -> &[Option<Part>] {
         &self.parts
@@ -180,6 +176,9 @@ struct Body {
     format_version: u32,
     program_version: String,
     run: RunIdentity,
+    /// What `--device auto`'s race chose, when the run raced: a resumed run counts there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    device_choice: Option<DeviceRace>,
     done: Vec<DoneRun>,
 }
 
@@ -195,6 +194,8 @@ pub struct Checkpoint {
     /// Finished subtasks the file on disk holds (`None`: no file yet): what it read, then
     /// what each save that succeeded wrote.
     held: Mutex<Option<usize>>,
+    /// The race's choice every save writes: the file's, until a race records one.
+    choice: Mutex<Option<DeviceRace>>,
 }
 
 impl Checkpoint {
@@ -247,21 +248,23 @@ impl Checkpoint {
         let held = saved
             .as_ref()
             .map(|body| body.done.iter().map(|r| r.total.len()).sum());
+        let choice = saved.as_ref().and_then(|body| body.device_choice);
         Ok(Checkpoint {
             path: resolved,
             dir,
             _lock: lock,
             saved,
             held: Mutex::new(held),
+            choice: Mutex::new(choice),
         })
     }
 
     /// The run the file at `path` was written for, read without taking its lock (a run may
     /// hold it): what a run on it would resume, for `--dry-run`. `None` when there is no
     /// file yet.
-    pub fn saved_run_at(path: &Path) -> Result<Option<RunIdentity>, Error> {
+    pub fn saved_run_at(path: &Path) -> Result<Option<(RunIdentity, Option<DeviceRace>)>, Error> {
         let resolved = resolve_file(path)?;
-        Ok(read_body(&resolved)?.map(|body| body.run))
+        Ok(read_body(&resolved)?.map(|body| (body.run, body.device_choice)))
     }
 
     /// The run the file was written for, when there is a file: a resumed run without an
@@ -269,6 +272,16 @@ impl Checkpoint {
     /// such before any plan is built.
     pub fn saved_run(&self) -> Option<&RunIdentity> {
         self.saved.as_ref().map(|body| &body.run)
+    }
+
+    /// What the race of the run the file was written for chose, when it raced.
+    pub fn choice(&self) -> Option<DeviceRace> {
+        *lock(&self.choice)
+    }
+
+    /// Records the race's choice: every later save writes it.
+    pub fn record_choice(&self, race: DeviceRace) {
+        *lock(&self.choice) = Some(race);
     }
 
     /// The finished subtasks the file holds for `run`: `Ok(None)` when there is no file yet.
@@ -332,6 +345,7 @@ impl Checkpoint {
             format_version: FORMAT_VERSION,
             program_version: env!("CARGO_PKG_VERSION").into(),
             run: run.clone(),
+            device_choice: self.choice(),
             done: runs_of(done).map_err(short)?,
         };
         // room for the longest text the body can take (three 20-digit numbers a subtask), so

@@ -55,4 +55,7 @@ pub struct Counts {
     /// What the run decided that a user may want to know (a fallback for memory), a line
     /// each.
     pub notes: Vec<String>,
+    /// What `--device auto`'s race measured and chose, when the run raced (or resumed a run
+    /// that did).
+    pub device_choice: Option<crate::race::DeviceRace>,
 }

@@ -11,13 +11,14 @@ use crate::adapter::Adapter;
 /// let c = count(9, &cpu).unwrap();
 /// assert_eq!((c.total, c.device.as_str(), c.gpu_subtasks), (352, "cpu", 0));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum DeviceChoice {
-    /// Every GPU for large boards when there is one (CPU threads help), else the CPU.
-    ///
-    /// Every real GPU of the machine for boards of [`AUTO_GPU_MIN_N`] and more, when one
-    /// opens, with the full-symmetry engine.
+    /// The faster of the CPU and the GPUs, measured: where the quadrant engine (CPU) and a
+    /// real GPU's full-symmetry engine both apply to a count expected to last, a short race
+    /// decides ([`crate::DeviceRace`]); a shard of many, and a count of seconds, take the
+    /// CPU; where only the full-symmetry engine applies, every real GPU from N = 19.
     #[default]
     Auto,
     /// The CPU only.
@@ -33,7 +34,25 @@ pub enum DeviceChoice {
     GpuOnly,
 }
 
-/// The smallest board for which `auto` counts on a real GPU, with the full-symmetry engine:
+impl DeviceChoice {
+    /// The name the command line and the JSON give it.
+    ///
+    /// ```
+    /// assert_eq!(nqueens::DeviceChoice::GpuOnly.name(), "gpu-only");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceChoice::Auto => "auto",
+            DeviceChoice::Cpu => "cpu",
+            DeviceChoice::Gpu => "gpu",
+            DeviceChoice::GpuOnly => "gpu-only",
+        }
+    }
+}
+
+/// The smallest board for which `auto` counts on a real GPU where the quadrant engine does
+/// not apply (fundamental solutions, prefixes, a split depth, tables over the memory limit;
+/// where it applies, a race decides), with the full-symmetry engine:
 /// below it the count takes less than a GPU's start-up (adapter, device, two kernels
 /// compiled: a few hundred milliseconds) or the quadrant engine on the CPU is as fast.
 /// An estimate, not a measurement: from the CPU engines' times on 2 cores (quadrant N = 18
@@ -42,7 +61,7 @@ pub enum DeviceChoice {
 /// of d4 nodes, plus the start-up).
 ///
 /// A tuning constant: no example, it is only read.
-pub const AUTO_GPU_MIN_N: usize = 19;
+pub(crate) const AUTO_GPU_MIN_N: usize = 19;
 
 /// The GPUs a run counts on.
 #[derive(Clone, Debug)]

@@ -129,6 +129,9 @@ pub enum Error {
     /// two that disagree, a value that is no shard).
     #[error("the shard from the environment: {0}")]
     BadShardEnv(String),
+    /// An environment variable of `--device auto`'s race with a value it does not take.
+    #[error("{0}")]
+    BadRaceEnv(String),
     /// A checkpoint that cannot be used (corrupt, truncated, foreign) or cannot be written.
     #[error("checkpoint {path}: {reason}")]
     Checkpoint {

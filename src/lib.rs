@@ -48,6 +48,7 @@ mod options;
 mod parallel;
 mod plan;
 mod quadrant;
+mod race;
 mod resolved;
 mod run;
 mod shard;
@@ -59,8 +60,8 @@ pub use adapter::Adapter;
 pub use board::MAX_N;
 pub use checkpoint::{Part, RunIdentity, FORMAT_VERSION as CHECKPOINT_FORMAT_VERSION};
 pub use counts::Counts;
+pub use device::DeviceChoice;
 pub use device::{gpu_adapters, probe_gpu};
-pub use device::{DeviceChoice, AUTO_GPU_MIN_N};
 pub use engine::{Engine, EngineChoice, D4_MIN_N};
 pub use error::Error;
 pub use export::list::Format;
@@ -71,6 +72,7 @@ pub use merge::{merge, read_records, verify, MergeOptions};
 pub use options::CountOptions;
 pub use parallel::MAX_THREADS;
 pub use plan::{Plan, Subtask};
+pub use race::{DeviceRace, RaceOptions};
 pub use run::{
     count, count_completions, count_subtasks, run, Hooks, Progress, RunOutcome, RunRequest,
 };

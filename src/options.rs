@@ -6,6 +6,7 @@ use crate::engine::EngineChoice;
 use crate::error::Error;
 use crate::kernel::KernelChoice;
 use crate::parallel;
+use crate::race::RaceOptions;
 
 /// How to count. `Default` counts everything on all cores with the fastest engine and kernel.
 ///
@@ -41,6 +42,8 @@ pub struct CountOptions {
     pub gpus: Option<Vec<usize>>,
     /// Bytes the quadrant engine's tables may take; `None` = half the machine's memory.
     pub memory_limit: Option<u64>,
+    /// How `--device auto` races the CPU against the GPUs (see [`RaceOptions`]).
+    pub race: RaceOptions,
 }
 
 impl CountOptions {

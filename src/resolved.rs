@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::memory::{Budget, Bytes, Room};
 use crate::options::CountOptions;
 use crate::plan::Plan;
+use crate::race::RaceOptions;
 use crate::subtask::Kernels;
 use std::sync::atomic::AtomicBool;
 
@@ -49,6 +50,18 @@ pub(crate) struct Resolved {
     pub memory_limit: Budget,
     /// What a user may want to know of these decisions (a fallback for memory), a line each.
     pub notes: Vec<String>,
+    /// The rival of `--device auto`'s race: the plan the GPUs would count instead, when the
+    /// run races (this plan is then the CPU's).
+    pub race: Option<Box<Rival>>,
+}
+
+/// The GPUs' side of a race: their plan, how they count it, and a winner the environment
+/// forces.
+#[derive(Debug)]
+pub(crate) struct Rival {
+    pub plan: Plan,
+    pub resolved: Resolved,
+    pub forced: Option<DeviceChoice>,
 }
 
 /// The devices a count of an `n`×`n` board asks for: `gpus` (adapter indices) picks
@@ -87,19 +100,33 @@ fn choose_devices(
     ))
 }
 
+/// What a count's resolution knows besides its options: the run it resumes, what that run's
+/// race chose (if it raced), and whether it is one shard of many (which never races and
+/// never takes a GPU by itself: the records of one array merge whatever nodes ran them).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Context<'a> {
+    pub resumed: Option<&'a RunIdentity>,
+    pub raced: Option<DeviceChoice>,
+    pub sharded: bool,
+}
+
 /// The plan and settings of a count of an `n`×`n` board (or of the completions of
-/// `prefix`) with `opts`, resuming a run of identity `resumed` when there is one.
+/// `prefix`) with `opts`, in `context`.
 ///
 /// The engine `auto` takes: the engine a resumed run recorded (when it is the same run); on a
 /// GPU the full-symmetry engine; on the CPU the quadrant engine where it measured fastest
 /// (N = 14 to 27) if its tables fit the memory limit and it has the kernel asked for, unless
 /// fundamental solutions or a split depth are asked for; the full-symmetry engine otherwise
 /// (mirror halving below N = 4).
+///
+/// Where `auto` counts: see [`auto_devices`]; where the CPU's quadrant engine and a GPU's
+/// `d4` both apply to a count expected to last, the resolution names the GPUs' plan as the
+/// rival of a race ([`Resolved::race`]).
 pub(crate) fn resolve(
     n: usize,
     prefix: Option<&[usize]>,
     opts: &CountOptions,
-    resumed: Option<&RunIdentity>,
+    context: Context,
     stop: &AtomicBool,
 ) -> Result<(Plan, Resolved), Error> {
     crate::board::check_n(n)?;
@@ -111,7 +138,7 @@ pub(crate) fn resolve(
         return Err(Error::Interrupted);
     }
     let mut opts = opts.clone();
-    if let Some(saved) = resumed {
+    if let Some(saved) = context.resumed {
         // the same run, resumed: auto takes the engine and depth it ran (another run is
         // refused when the checkpoint is read)
         let same_run = saved.prefix.as_deref() == prefix && saved.unique == opts.unique;
@@ -124,16 +151,32 @@ pub(crate) fn resolve(
     }
     let fit = Fit::to_room(&opts)?;
     let memory_limit = fit.memory_limit;
-    let cpu_only = opts.engine == EngineChoice::Quadrant;
-    let devices = choose_devices(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
-    let quadrant_would = opts.engine == EngineChoice::Auto
+    // whether auto would take the quadrant engine on the CPU (at any memory limit, and at
+    // the limits as set)
+    let quadrant_applies = opts.engine == EngineChoice::Auto
         && prefix.is_none()
         && opts.split_depth.is_none()
         && !opts.unique
-        && !devices.has_gpu()
         && crate::quadrant::PairKernel::resolve(opts.kernel).is_ok()
         && auto_takes_quadrant(n, u64::MAX);
+    let quadrant_fits = quadrant_applies && auto_takes_quadrant(n, fit.plan_budget.bytes);
     let mut notes: Vec<String> = fit.note.into_iter().collect();
+    let cpu_only = opts.engine == EngineChoice::Quadrant;
+    let (devices, rival_gpus) = if opts.device == DeviceChoice::Auto && opts.gpus.is_none() {
+        let auto = auto_devices(
+            n,
+            (context, opts.race),
+            cpu_only,
+            quadrant_fits,
+            fit.threads,
+        )?;
+        notes.extend(auto.note);
+        (auto.devices, auto.race)
+    } else {
+        let devices = choose_devices(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
+        (devices, None)
+    };
+    let quadrant_would = quadrant_applies && !devices.has_gpu();
     let tables_matter = quadrant_would
         || (opts.engine == EngineChoice::Quadrant && n <= crate::quadrant::QUADRANT_MAX_N);
     if tables_matter {
@@ -147,9 +190,7 @@ pub(crate) fn resolve(
     // command makes the same plan (where the tables then do not fit the room, each unit's
     // halves are searched: the same plan, slower)
     let engine = match opts.engine {
-        EngineChoice::Auto if quadrant_would && auto_takes_quadrant(n, fit.plan_budget.bytes) => {
-            EngineChoice::Quadrant
-        }
+        EngineChoice::Auto if quadrant_would && quadrant_fits => EngineChoice::Quadrant,
         EngineChoice::Auto if quadrant_would => {
             notes.push(crate::quadrant::over_limit_note(
                 n,
@@ -172,7 +213,130 @@ pub(crate) fn resolve(
     }
     let mut settings = settings(&plan, &opts, devices, memory_limit, fit.threads)?;
     settings.notes.extend(notes);
+    if let Some((gpus, forced)) = rival_gpus {
+        let rival = Plan::new(n, EngineChoice::D4, None, None)?;
+        let resolved = settings_of_rival(&rival, &opts, gpus, memory_limit, fit.threads)?;
+        settings.race = Some(Box::new(Rival {
+            plan: rival,
+            resolved,
+            forced,
+        }));
+    }
     Ok((plan, settings))
+}
+
+/// The GPUs' side of a race: the `d4` plan, counted on `gpus` with the CPU threads sharing.
+#[cfg(feature = "gpu")]
+fn settings_of_rival(
+    plan: &Plan,
+    opts: &CountOptions,
+    gpus: RaceGpus,
+    memory_limit: Budget,
+    most_threads: usize,
+) -> Result<Resolved, Error> {
+    let devices = Devices::Gpus { gpus, share: true };
+    settings(plan, opts, devices, memory_limit, most_threads)
+}
+
+#[cfg(not(feature = "gpu"))]
+fn settings_of_rival(
+    _: &Plan,
+    _: &CountOptions,
+    gpus: RaceGpus,
+    _: Budget,
+    _: usize,
+) -> Result<Resolved, Error> {
+    match gpus {}
+}
+
+/// The GPUs a race would count on.
+#[cfg(feature = "gpu")]
+type RaceGpus = Vec<std::sync::Arc<crate::gpu::Gpu>>;
+/// Without the gpu feature no race is run.
+#[cfg(not(feature = "gpu"))]
+type RaceGpus = std::convert::Infallible;
+
+/// Where `auto` counts, and the GPUs of a race when it races.
+struct AutoDevices {
+    devices: Devices,
+    race: Option<(RaceGpus, Option<DeviceChoice>)>,
+    note: Option<String>,
+}
+
+/// Where `--device auto` counts an `n`×`n` board on `threads` CPU threads, taken in this
+/// order: on the CPU for a shard of many, an engine that runs on the CPU only (`cpu_only`)
+/// and a resumed run whose race chose the CPU; on the GPUs a resumed run's race chose (on
+/// the CPU, with a note, where none opens now); where the quadrant engine would count
+/// (`quadrant_fits`), a race when the count is expected to last at least
+/// [`crate::race::RACE_MIN_SECONDS`] and a GPU opens, the CPU otherwise; else every real
+/// GPU from [`AUTO_GPU_MIN_N`] (the `d4` engine is the only one there: prefixes,
+/// fundamental solutions, a split depth, tables over the memory limit).
+fn auto_devices(
+    n: usize,
+    (context, race): (Context, RaceOptions),
+    cpu_only: bool,
+    quadrant_fits: bool,
+    threads: usize,
+) -> Result<AutoDevices, Error> {
+    let cpu = |note: Option<String>| AutoDevices {
+        devices: Devices::Cpu,
+        race: None,
+        note,
+    };
+    if context.sharded || cpu_only || context.raced == Some(DeviceChoice::Cpu) {
+        return Ok(cpu(None));
+    }
+    if context.raced == Some(DeviceChoice::Gpu) {
+        let gpus = open_for_race(race.software_gpu);
+        return Ok(match gpus {
+            #[cfg(feature = "gpu")]
+            Some(gpus) => AutoDevices {
+                devices: Devices::Gpus { gpus, share: true },
+                race: None,
+                note: None,
+            },
+            _ => cpu(Some(
+                "the race of this run chose the GPU, and none opens now: counted on the CPU".into(),
+            )),
+        });
+    }
+    if quadrant_fits {
+        if !race.worth_racing(n, threads) {
+            return Ok(cpu(None));
+        }
+        return Ok(match open_for_race(race.software_gpu) {
+            Some(gpus) => AutoDevices {
+                devices: Devices::Cpu,
+                race: Some((gpus, race.forced())),
+                note: None,
+            },
+            None => cpu(None),
+        });
+    }
+    Ok(AutoDevices {
+        devices: choose_devices(n, DeviceChoice::Auto, None, false)?,
+        race: None,
+        note: None,
+    })
+}
+
+/// The GPUs `auto` races on: every real one, or, where `software` allows it and there is no
+/// real one, a CPU-emulated one (lavapipe, for tests). `None` when none opens.
+fn open_for_race(software: bool) -> Option<RaceGpus> {
+    #[cfg(feature = "gpu")]
+    {
+        let gpus = if software {
+            crate::gpu::open(None, true).unwrap_or_default()
+        } else {
+            crate::gpu::open_real()
+        };
+        (!gpus.is_empty()).then_some(gpus)
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = software;
+        None
+    }
 }
 
 /// The settings of a count of the given `plan` with `opts` (a plan cut by hand, or one whose
@@ -239,6 +403,7 @@ fn settings(
         devices,
         memory_limit,
         notes: Vec::new(),
+        race: None,
     })
 }
 
@@ -246,12 +411,11 @@ impl CountOptions {
     /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
     /// It depends on N, the engine, the prefix and the split depth, never on the threads.
     ///
-    /// `auto` runs the full-symmetry engine on a GPU when the count uses one (see
-    /// [`DeviceChoice::Auto`]); otherwise the quadrant engine where it measured fastest on the
-    /// CPU (N = 14 to 27) and its tables fit the memory limit, unless fundamental solutions or
-    /// a split depth are asked for. So the plan of `auto` depends on whether the machine has a
-    /// GPU: shards of one run made on machines of both kinds are refused by merge (name the
-    /// engine for such a cluster).
+    /// `auto` runs the quadrant engine where it measured fastest on the CPU (N = 14 to 27)
+    /// and its tables fit the memory limit, unless fundamental solutions or a split depth are
+    /// asked for; the full-symmetry engine otherwise, and on a GPU. Where `--device auto`
+    /// would race the CPU against a GPU ([`DeviceChoice::Auto`]) this is the CPU's plan; the
+    /// race may count the full-symmetry plan instead. A shard of many never races.
     ///
     /// ```
     /// use nqueens::CountOptions;
@@ -262,7 +426,7 @@ impl CountOptions {
     /// assert_eq!(tight.plan(16, None).unwrap().engine().name(), "d4");
     /// ```
     pub fn plan(&self, n: usize, prefix: Option<&[usize]>) -> Result<Plan, Error> {
-        Ok(resolve(n, prefix, self, None, &AtomicBool::new(false))?.0)
+        Ok(resolve(n, prefix, self, Context::default(), &AtomicBool::new(false))?.0)
     }
 }
 

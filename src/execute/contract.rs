@@ -90,6 +90,21 @@ pub(crate) struct Executed {
     pub gpu_items_given_up: u64,
 }
 
+impl std::ops::Add for Executed {
+    type Output = Executed;
+
+    /// Two executions of one run, together (a race's calibration shard and the rest).
+    fn add(self, other: Executed) -> Executed {
+        Executed {
+            gpu_subtasks: self.gpu_subtasks + other.gpu_subtasks,
+            gpu_items: self.gpu_items + other.gpu_items,
+            gpu_dispatches: self.gpu_dispatches + other.gpu_dispatches,
+            #[cfg(feature = "gpu")]
+            gpu_items_given_up: self.gpu_items_given_up + other.gpu_items_given_up,
+        }
+    }
+}
+
 /// Where and how subtasks are counted, as a report names it.
 #[derive(Clone, Debug)]
 pub(crate) struct Facts {

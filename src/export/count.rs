@@ -4,6 +4,7 @@ use super::schema::SCHEMA_VERSION;
 use crate::counts::Counts;
 use crate::engine::Engine;
 use crate::memory::Bytes;
+use crate::race::DeviceRace;
 use crate::run::RunOutcome;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
@@ -87,6 +88,10 @@ pub struct CountRecord {
     /// What each subtask of the shard found, when sharded (for `merge`'s checks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Parts>,
+    /// What `--device auto`'s race measured and chose, when the run raced (or resumed a run
+    /// that did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_choice: Option<DeviceRace>,
     /// In the sum of a partial merge only (`merge --partial`): the shard indices not given,
     /// as inclusive ranges `[from, to]`, and `complete` is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -147,6 +152,7 @@ impl CountRecord {
             tables_bytes: c.tables_bytes,
             shard: None,
             parts: None,
+            device_choice: c.device_choice,
             missing_shards: None,
             version: env!("CARGO_PKG_VERSION").into(),
         }
@@ -231,6 +237,16 @@ pub fn stats_line(c: &Counts) -> String {
     ) + &c
         .tables_bytes
         .map_or(String::new(), |b| format!(" tables={:#.1}", Bytes(b)))
+        + &c.device_choice.map_or(String::new(), |r| {
+            format!(
+                " device_choice={} race_shards={} race_cpu_s={:.3} race_gpu_s={:.3} race_gpu_finished={}",
+                r.chose.name(),
+                r.shards,
+                r.cpu_s,
+                r.gpu_s,
+                r.gpu_finished
+            )
+        })
 }
 
 fn cpu() -> String {
@@ -274,6 +290,7 @@ mod tests {
             elapsed: Duration::from_millis(250),
             peak_memory: Some(3 << 20),
             notes: Vec::new(),
+            device_choice: None,
         }
     }
 

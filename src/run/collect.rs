@@ -41,6 +41,7 @@ pub(super) fn collect(
         elapsed,
         peak_memory: peak_memory(),
         notes: notes.collect(),
+        device_choice: None,
     }
 }
 

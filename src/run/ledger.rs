@@ -15,6 +15,7 @@ use crate::found::Found;
 use crate::memory::memory_short;
 use crate::parallel::lock;
 use crate::plan::Plan;
+use crate::race::DeviceRace;
 use crate::shard::Shard;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -24,11 +25,11 @@ use std::time::{Duration, Instant};
 const STOP_LOOK: Duration = Duration::from_millis(10);
 
 /// The finished subtasks of one shard of a run, and the checkpoint that keeps them.
-pub(super) struct Ledger<'a> {
+pub(super) struct Ledger {
     checkpoint: Option<Checkpoint>,
     /// The checkpoint as the caller named it, for messages.
     shown_path: String,
-    identity: &'a RunIdentity,
+    identity: RunIdentity,
     shard: Shard,
     /// What each position of the shard found, where it is finished.
     done: DoneSet,
@@ -38,25 +39,27 @@ pub(super) struct Ledger<'a> {
     searched_nodes: u128,
     /// The last save failed after every subtask was counted.
     save_error: Option<Error>,
+    /// What this run's race chose, when it raced.
+    race: Option<DeviceRace>,
 }
 
-impl<'a> Ledger<'a> {
+impl Ledger {
     /// The finished subtasks `checkpoint` holds for the run `identity` (none without one),
     /// saved back at once: a file that cannot be written fails here, before the work.
     pub(super) fn resume(
         checkpoint: Option<Checkpoint>,
         shown_path: String,
-        identity: &'a RunIdentity,
-    ) -> Result<Ledger<'a>, Error> {
+        identity: RunIdentity,
+    ) -> Result<Ledger, Error> {
         let shard = identity.shard;
         let shard_len = shard.len(identity.plan_subtasks);
         let done = match &checkpoint {
-            Some(file) => file.load(identity)?,
+            Some(file) => file.load(&identity)?,
             None => None,
         }
         .map_or_else(|| DoneSet::within_memory(shard_len), Ok)?;
         if let Some(file) = &checkpoint {
-            file.save(identity, &done).map_err(|e| Error::Checkpoint {
+            file.save(&identity, &done).map_err(|e| Error::Checkpoint {
                 path: shown_path.clone(),
                 reason: format!(
                     "{}; nothing was counted: free space (or name another file) and run the same command",
@@ -73,6 +76,60 @@ impl<'a> Ledger<'a> {
             done,
             searched_nodes: 0,
             save_error: None,
+            race: None,
+        })
+    }
+
+    /// The run whose subtasks these are.
+    pub(super) fn identity(&self) -> &RunIdentity {
+        &self.identity
+    }
+
+    /// What the race of this run chose, when it raced (this run's, or the resumed run's).
+    pub(super) fn choice(&self) -> Option<DeviceRace> {
+        self.race
+            .or_else(|| self.checkpoint.as_ref().and_then(Checkpoint::choice))
+    }
+
+    /// Records what this run's race chose: in the checkpoint (saved at once: a resumed
+    /// run counts where it chose), and in the run's counts.
+    pub(super) fn record_choice(&mut self, race: DeviceRace) -> Result<(), Error> {
+        self.race = Some(race);
+        match &self.checkpoint {
+            Some(file) => {
+                file.record_choice(race);
+                file.save(&self.identity, &self.done)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The ledger of the run `identity` (the same shard, another plan) instead, as the race
+    /// `race` chose, holding the subtasks `found` of it, which this run counted: the
+    /// checkpoint is saved for that run, with the choice, at once.
+    pub(super) fn switch(
+        self,
+        identity: RunIdentity,
+        found: &[(usize, Found)],
+        race: DeviceRace,
+    ) -> Result<Ledger, Error> {
+        let shard = identity.shard;
+        let mut done = DoneSet::within_memory(shard.len(identity.plan_subtasks))?;
+        for &(id, f) in found {
+            done.insert(shard.local(id), Part::of(&f));
+        }
+        if let Some(file) = &self.checkpoint {
+            file.record_choice(race);
+            file.save(&identity, &done)?;
+        }
+        let searched: u128 = found.iter().map(|(_, f)| f.nodes).sum();
+        Ok(Ledger {
+            shard,
+            identity,
+            done,
+            searched_nodes: self.searched_nodes + searched,
+            race: Some(race),
+            ..self
         })
     }
 
@@ -112,7 +169,7 @@ impl<'a> Ledger<'a> {
         save_every: Duration,
     ) -> Result<Executed, Error> {
         let shard_len = self.len();
-        let finished = AtomicUsize::new(self.resumed);
+        let finished = AtomicUsize::new(self.done.len());
         let mut inbox = Inbox::default();
         if self.checkpoint.is_none() {
             // drained only at the end: room for every part now rather than a failed growth later
@@ -139,7 +196,7 @@ impl<'a> Ledger<'a> {
             cancel,
             done: &on_done,
         };
-        let (identity, done) = (self.identity, &mut self.done);
+        let (identity, done) = (&self.identity, &mut self.done);
         let executed = match &self.checkpoint {
             None => executor.execute(job),
             Some(file) => std::thread::scope(|scope| {
@@ -161,9 +218,9 @@ impl<'a> Ledger<'a> {
             }),
         };
         drain(&inbox, &mut self.done);
-        self.searched_nodes = lock(&inbox).searched_nodes;
+        self.searched_nodes += lock(&inbox).searched_nodes;
         let saved = match &self.checkpoint {
-            Some(file) => file.save(self.identity, &self.done),
+            Some(file) => file.save(&self.identity, &self.done),
             None => Ok(()),
         };
         match executed {
@@ -186,7 +243,7 @@ impl<'a> Ledger<'a> {
             }),
             other => {
                 let executed = other?;
-                debug_assert!(self.done.is_complete());
+                debug_assert!(ids.iter().all(|&id| self.done.contains(shard.local(id))));
                 self.save_error = saved.err();
                 Ok(executed)
             }

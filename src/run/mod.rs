@@ -8,6 +8,7 @@
 mod collect;
 mod hooks;
 mod ledger;
+mod race;
 mod request;
 
 pub use hooks::{Hooks, Progress};
@@ -16,7 +17,7 @@ pub use request::RunRequest;
 use crate::checkpoint::{Checkpoint, Part, RunIdentity};
 use crate::counts::Counts;
 use crate::error::Error;
-use crate::execute::{self, Job};
+use crate::execute::{self, Executed, Job};
 use crate::found::Found;
 use crate::options::CountOptions;
 use crate::parallel::lock;
@@ -24,6 +25,7 @@ use crate::plan::Plan;
 use crate::shard::Shard;
 use collect::collect;
 use ledger::Ledger;
+use race::Counting;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -70,26 +72,49 @@ pub fn run(request: &RunRequest, hooks: &Hooks<'_>) -> Result<RunOutcome, Error>
     // the checkpoint is locked and read first: its run decides how a resumed run is cut
     let path = request.checkpoint.as_deref();
     let checkpoint = path.map(Checkpoint::open).transpose()?;
-    let (plan, resolved) = request.resolve(checkpoint.as_ref(), stop)?;
+    let (plan, mut resolved) = request.resolve(checkpoint.as_ref(), stop)?;
     if stop.load(Ordering::Relaxed) {
         // stopped before anything was counted: the checkpoint stays as it was
         return Err(Error::Interrupted);
     }
     let identity = request.identity(&plan);
     let shown_path = path.map(|p| p.display().to_string()).unwrap_or_default();
-    let mut ledger = Ledger::resume(checkpoint, shown_path, &identity)?;
-    let todo = ledger.todo()?;
+    let ledger = Ledger::resume(checkpoint, shown_path, identity)?;
     if let Some(progress) = hooks.progress {
         progress(ledger.resumed(), ledger.len());
     }
     // the time counts from here: opening builds the quadrant engine's tables
     let start = Instant::now();
-    let executor = execute::open(&plan, &resolved, todo.len(), stop)?;
+    let rival = resolved.race.take();
+    let executor = execute::open(&plan, &resolved, ledger.len() - ledger.resumed(), stop)?;
+    let mut counting = Counting {
+        plan,
+        resolved,
+        executor,
+        ledger,
+        executed: Executed::default(),
+        notes: Vec::new(),
+    };
+    if let Some(rival) = rival {
+        counting = race::settle(counting, *rival, request, hooks, stop)?;
+    }
+    let Counting {
+        plan,
+        resolved,
+        executor,
+        mut ledger,
+        executed,
+        mut notes,
+    } = counting;
+    let todo = ledger.todo()?;
     let job = (&plan, &todo[..], request.options.unique);
-    let executed = ledger.execute(&*executor, job, hooks, stop, request.save_every)?;
-    let facts = (executor.facts(), executed, &resolved.notes[..]);
+    let executed = executed + ledger.execute(&*executor, job, hooks, stop, request.save_every)?;
+    let device_choice = ledger.choice();
+    notes.splice(0..0, resolved.notes.iter().cloned());
+    notes.extend(device_choice.map(|race| race.describe()));
+    let facts = (executor.facts(), executed, &notes[..]);
     let (sum, searched) = (ledger.sum(), ledger.searched_nodes());
-    let counts = collect(
+    let mut counts = collect(
         &plan,
         &request.options,
         sum,
@@ -98,7 +123,9 @@ pub fn run(request: &RunRequest, hooks: &Hooks<'_>) -> Result<RunOutcome, Error>
         facts,
         start.elapsed(),
     );
+    counts.device_choice = device_choice;
     let resumed_subtasks = ledger.resumed();
+    let identity = ledger.identity().clone();
     let (parts, save_error) = ledger.finish();
     Ok(RunOutcome {
         counts,

@@ -7,7 +7,8 @@ use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
 use crate::options::CountOptions;
 use crate::plan::Plan;
-use crate::resolved::Resolved;
+use crate::race::DeviceRace;
+use crate::resolved::{Context, Resolved};
 use crate::shard::Shard;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -67,34 +68,40 @@ impl RunRequest {
         checkpoint: Option<&Checkpoint>,
         stop: &AtomicBool,
     ) -> Result<(Plan, Resolved), Error> {
-        self.resolve_resuming(checkpoint.and_then(Checkpoint::saved_run), stop)
+        let saved = checkpoint.and_then(|file| Some((file.saved_run()?, file.choice())));
+        self.resolve_resuming(saved, stop)
     }
 
-    /// [`RunRequest::resolve`] for a run resuming `resumed`.
+    /// [`RunRequest::resolve`] for a run resuming `resumed` (and what its race chose).
     fn resolve_resuming(
         &self,
-        resumed: Option<&RunIdentity>,
+        resumed: Option<(&RunIdentity, Option<DeviceRace>)>,
         stop: &AtomicBool,
     ) -> Result<(Plan, Resolved), Error> {
-        let (Some(saved), Some(path)) = (resumed, &self.checkpoint) else {
-            return crate::resolved::resolve(
-                self.n,
-                self.prefix.as_deref(),
-                &self.options,
-                None,
-                stop,
-            );
+        let (n, prefix) = (self.n, self.prefix.as_deref());
+        let new_run = Context {
+            resumed: None,
+            raced: None,
+            sharded: self.shard.count > 1,
+        };
+        let (Some((saved, choice)), Some(path)) = (resumed, &self.checkpoint) else {
+            return crate::resolved::resolve(n, prefix, &self.options, new_run, stop);
         };
         self.refuse_another_run(saved, path)?;
-        let (n, prefix) = (self.n, self.prefix.as_deref());
-        match crate::resolved::resolve(n, prefix, &self.options, resumed, stop) {
+        let context = Context {
+            resumed: Some(saved),
+            raced: choice.map(|race| race.chose),
+            ..new_run
+        };
+        match crate::resolved::resolve(n, prefix, &self.options, context, stop) {
             // auto took the file's engine: a usage error a new run would not meet is that
             // engine refusing this run's flags (a split depth, a kernel), so the file is
             // another run's, not the user's mistake
             Err(e)
                 if e.is_usage()
                     && self.options.engine == EngineChoice::Auto
-                    && crate::resolved::resolve(n, prefix, &self.options, None, stop).is_ok() =>
+                    && crate::resolved::resolve(n, prefix, &self.options, new_run, stop)
+                        .is_ok() =>
             {
                 Err(another_run(
                     saved,
@@ -137,7 +144,8 @@ impl RunRequest {
             None => None,
         };
         let never = AtomicBool::new(false);
-        Ok(self.resolve_resuming(saved.as_ref(), &never)?.0)
+        let resumed = saved.as_ref().map(|(run, choice)| (run, *choice));
+        Ok(self.resolve_resuming(resumed, &never)?.0)
     }
 
     /// Refuses, before any plan is built, a checkpoint written by a run this one cannot be:

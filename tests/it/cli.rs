@@ -584,3 +584,25 @@ fn completions_for_common_shells() {
     }
     assert_eq!(run(&["completions", "tcsh"]).0, 2);
 }
+
+#[test]
+fn a_race_variable_with_a_bad_value_is_a_usage_error_naming_it() {
+    for (name, value) in [
+        ("NQUEENS_RACE_WINNER", "tpu"),
+        ("NQUEENS_RACE_MIN_SECONDS", "soon"),
+        ("NQUEENS_RACE_SOFTWARE_GPU", "yes"),
+    ] {
+        let out = nqueens()
+            .args(["count", "8"])
+            .env(name, value)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!((out.status.code(), out.stdout.len()), (Some(2), 0), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("{name}={value}")) && err.contains("allowed"),
+            "{err}"
+        );
+    }
+}

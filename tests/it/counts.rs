@@ -31,6 +31,7 @@ fn opts(engine: EngineChoice, threads: usize) -> CountOptions {
         device: nqueens::DeviceChoice::Cpu,
         gpus: None,
         memory_limit: None,
+        race: nqueens::RaceOptions::default(),
     }
 }
 

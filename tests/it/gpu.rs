@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// The adapter the tests run on, or `None` (then they are skipped, unless CI asks for one).
-fn adapter(test: &str) -> Option<String> {
+pub fn adapter(test: &str) -> Option<String> {
     let found = nqueens::probe_gpu();
     if found.is_none() {
         assert!(

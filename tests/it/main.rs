@@ -16,6 +16,8 @@ mod merge;
 mod naive;
 mod oeis;
 mod quadrant;
+#[cfg(feature = "gpu")]
+mod race;
 mod scale;
 mod signals;
 mod surface;

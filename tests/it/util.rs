@@ -69,11 +69,18 @@ pub fn kill(signal: &str, pid: u32) {
     assert!(sent.success(), "kill {signal} {pid}");
 }
 
-/// Waits until process `pid` catches `signal` (its handler is installed: Linux's
-/// `/proc/PID/status`, `SigCgt`), so a signal sent next reaches the handler.
+/// Waits until process `pid` runs the binary under test (a shell that execs it has done so)
+/// and catches `signal` (its handler is installed: Linux's `/proc/PID/status`, `SigCgt`), so
+/// a signal sent next reaches the handler.
 pub fn wait_until_caught(pid: u32, signal: u32) {
     let start = Instant::now();
+    let binary = bin().canonicalize().unwrap();
     while start.elapsed() < Duration::from_secs(30) {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"));
+        if !exe.is_ok_and(|exe| exe == binary) {
+            std::thread::yield_now();
+            continue;
+        }
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         let caught = status
             .lines()

@@ -10,7 +10,9 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use crate::progress::ProgressMode;
-use nqueens::{CountOptions, DeviceChoice, EngineChoice, Error, KernelChoice, RunRequest};
+use nqueens::{
+    CountOptions, DeviceChoice, EngineChoice, Error, KernelChoice, RaceOptions, RunRequest,
+};
 use std::time::Duration;
 
 /// Counts and lists N-Queens solutions on every core.
@@ -254,13 +256,17 @@ impl CountArgs {
         };
         let shard = match self.shard {
             Some(s) => Some(s),
-            None => Shard::from_env(env)?,
+            None => Shard::from_env(&env)?,
+        };
+        let options = CountOptions {
+            race: RaceOptions::from_vars(&env)?,
+            ..self.options()
         };
         Ok(RunRequest {
             shard: shard.filter(|s| s.count > 1).unwrap_or(Shard::WHOLE),
             checkpoint: self.checkpoint.clone(),
             save_every: Duration::from_secs_f64(self.checkpoint_every),
-            ..RunRequest::new(self.n, self.options(), prefix)
+            ..RunRequest::new(self.n, options, prefix)
         })
     }
 

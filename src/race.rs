@@ -1,0 +1,253 @@
+//! `--device auto`'s race between the CPU and the GPUs: when a count races, how far each side
+//! counts, who wins, and the record of it ([`DeviceRace`]). The race itself runs in
+//! [`crate::run()`].
+//!
+//! A count that `auto` could take either way (totals of a whole board, where the quadrant
+//! engine runs, on a machine with a GPU) counts stride shard 0/[`CALIBRATION_SHARDS`] of the
+//! quadrant plan on the CPU threads, then the same shard of the `d4` plan on the GPUs (the CPU
+//! threads sharing it), and counts the rest of the faster plan. Stride shards are alike by
+//! construction, so the two times compare whole runs; the winner's shard is part of its
+//! count, and the GPUs are stopped once they have taken as long as the CPU did: the loser
+//! costs at most one calibration shard, about 1 % of the run.
+
+use crate::device::DeviceChoice;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Each side of a race counts stride shard 0 of this many of its plan: 1 % of its run. Every
+/// plan a race can meet (N from 14 on; from N = 19 where the race is expected to pay) holds
+/// at least 76,902 subtasks (`d4` at N = 21) and 92,378 units (quadrant at N = 20), so a
+/// calibration shard of either holds at least 769 of them.
+pub(crate) const CALIBRATION_SHARDS: usize = 100;
+
+/// Counts expected to take less than this many seconds on the CPU skip the race and count
+/// on the CPU: their calibration shards would be a few dispatches, too short to time, and a
+/// GPU cannot gain more than the time itself. `NQUEENS_RACE_MIN_SECONDS` sets another.
+pub(crate) const RACE_MIN_SECONDS: f64 = 30.0;
+
+/// Seconds one core takes to count N = 14.. 27 with the quadrant engine, measured on an AMD
+/// EPYC Zen 5 (AVX-512): whole runs to N = 22, one thread to N = 18, two from N = 19; from
+/// N = 23 extrapolated from shards (docs/benchmarks.md). Another CPU is within a factor of
+/// about two: enough to tell a count of seconds from one of minutes.
+const QUADRANT_CORE_SECONDS: [f64; 14] = [
+    0.004, 0.015, 0.076, 0.66, 1.9, 20.0, 76.0, 740.0, 10_100.0, 72_000.0, 2.16e6, 1.3e7, 5.6e8,
+    3.1e9,
+];
+
+/// The quadrant engine's expected seconds for an `n`×`n` board on `threads` cores (`None`
+/// outside N = 14..27).
+pub(crate) fn expected_cpu_seconds(n: usize, threads: usize) -> Option<f64> {
+    let core_seconds = QUADRANT_CORE_SECONDS.get(n.checked_sub(14)?)?;
+    Some(core_seconds / threads.max(1) as f64)
+}
+
+/// What a race measured and chose: in a count's JSON and `--stats`, and in its checkpoint
+/// (a resumed run counts where the race chose, and never races again).
+///
+/// ```
+/// use nqueens::{DeviceChoice, DeviceRace};
+/// let race = DeviceRace { shards: 100, cpu_s: 0.5, gpu_s: 0.25, gpu_finished: true, chose: DeviceChoice::Gpu, forced: false };
+/// assert_eq!(race.describe(), "device auto: 1/100 of the count took 0.500 s on the CPU (quadrant) and 0.250 s on the GPU (d4): counted on the GPU");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRace {
+    /// Each side counted stride shard 0 of this many of its plan.
+    pub shards: usize,
+    /// Seconds the CPU took for its shard of the quadrant plan.
+    pub cpu_s: f64,
+    /// Seconds the GPUs took for their shard of the `d4` plan, or, when they did not finish
+    /// ([`DeviceRace::gpu_finished`] false), the time after which they were stopped.
+    pub gpu_s: f64,
+    /// Whether the GPUs finished their shard (they are stopped once slower than the CPU).
+    pub gpu_finished: bool,
+    /// The side that counts the rest.
+    pub chose: DeviceChoice,
+    /// Chosen by [`RaceOptions::winner`] (`NQUEENS_RACE_WINNER`), not by the times.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
+}
+
+impl DeviceRace {
+    /// The race in one line, for a note on stderr.
+    pub fn describe(&self) -> String {
+        let gpu = if self.gpu_finished {
+            format!("{:.3} s", self.gpu_s)
+        } else {
+            format!("more than {:.3} s (stopped)", self.gpu_s)
+        };
+        let chose = if self.chose == DeviceChoice::Gpu {
+            "counted on the GPU"
+        } else {
+            "counted on the CPU"
+        };
+        let forced = if self.forced {
+            " (as NQUEENS_RACE_WINNER says)"
+        } else {
+            ""
+        };
+        format!(
+            "device auto: 1/{} of the count took {:.3} s on the CPU (quadrant) and {gpu} on the GPU (d4): {chose}{forced}",
+            self.shards, self.cpu_s
+        )
+    }
+
+    /// The decision from the two times: the GPUs win only by finishing first; `forced`
+    /// ([`RaceOptions::forced`]: `Cpu` or `Gpu`) overrides it.
+    pub(crate) fn decide(
+        shards: usize,
+        cpu: Duration,
+        gpu: Duration,
+        gpu_finished: bool,
+        forced: Option<DeviceChoice>,
+    ) -> DeviceRace {
+        let faster = if gpu_finished && gpu < cpu {
+            DeviceChoice::Gpu
+        } else {
+            DeviceChoice::Cpu
+        };
+        DeviceRace {
+            shards,
+            cpu_s: cpu.as_secs_f64(),
+            gpu_s: gpu.as_secs_f64(),
+            gpu_finished,
+            chose: forced.unwrap_or(faster),
+            forced: forced.is_some(),
+        }
+    }
+}
+
+/// How `--device auto` races, beyond the defaults: tests and measurements set these (the
+/// command line from the environment, [`RaceOptions::from_vars`]).
+///
+/// ```
+/// use nqueens::{count, CountOptions, DeviceChoice, RaceOptions};
+/// // a CPU-emulated adapter may race, every count races, and the CPU wins whatever the times
+/// let race = RaceOptions { software_gpu: true, min_seconds: 0.0, winner: Some(DeviceChoice::Cpu) };
+/// let c = count(14, &CountOptions { race, ..CountOptions::default() }).unwrap();
+/// assert_eq!((c.total, c.engine.name()), (365596, "quadrant"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RaceOptions {
+    /// Whether a CPU-emulated adapter (lavapipe) may race where the machine has no real GPU.
+    pub software_gpu: bool,
+    /// Counts the CPU is expected to finish sooner than this many seconds do not race
+    /// ([`RACE_MIN_SECONDS`] unless set).
+    pub min_seconds: f64,
+    /// The side that counts the rest whatever the times (both still count their shard):
+    /// `Cpu`, or `Gpu` (`GpuOnly` is taken as `Gpu`, `Auto` as none).
+    pub winner: Option<DeviceChoice>,
+}
+
+impl Default for RaceOptions {
+    fn default() -> RaceOptions {
+        RaceOptions {
+            software_gpu: false,
+            min_seconds: RACE_MIN_SECONDS,
+            winner: None,
+        }
+    }
+}
+
+impl RaceOptions {
+    /// From environment variables, as `var` reads them: `NQUEENS_RACE_SOFTWARE_GPU=1`,
+    /// `NQUEENS_RACE_MIN_SECONDS=S`, `NQUEENS_RACE_WINNER=cpu|gpu`. A value they do not
+    /// take is an error naming it.
+    ///
+    /// ```
+    /// use nqueens::RaceOptions;
+    /// let vars = |name: &str| (name == "NQUEENS_RACE_MIN_SECONDS").then(|| "0".to_string());
+    /// assert_eq!(RaceOptions::from_vars(vars).unwrap().min_seconds, 0.0);
+    /// assert!(RaceOptions::from_vars(|_| Some("x".into())).is_err());
+    /// ```
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<RaceOptions, crate::Error> {
+        let bad = |name: &str, value: &str, allowed: &str| {
+            crate::Error::BadRaceEnv(format!(
+                "{name}={value}: not a value it takes; allowed: {allowed}"
+            ))
+        };
+        let software_gpu = match var("NQUEENS_RACE_SOFTWARE_GPU").as_deref() {
+            None | Some("" | "0") => false,
+            Some("1") => true,
+            Some(other) => return Err(bad("NQUEENS_RACE_SOFTWARE_GPU", other, "0, 1")),
+        };
+        let min_seconds = match var("NQUEENS_RACE_MIN_SECONDS") {
+            None => RACE_MIN_SECONDS,
+            Some(v) => match v.trim().parse::<f64>() {
+                Ok(s) if s.is_finite() && s >= 0.0 => s,
+                _ => return Err(bad("NQUEENS_RACE_MIN_SECONDS", &v, "seconds, 0 or more")),
+            },
+        };
+        let winner = match var("NQUEENS_RACE_WINNER").as_deref() {
+            None | Some("") => None,
+            Some("cpu") => Some(DeviceChoice::Cpu),
+            Some("gpu") => Some(DeviceChoice::Gpu),
+            Some(other) => return Err(bad("NQUEENS_RACE_WINNER", other, "cpu, gpu")),
+        };
+        Ok(RaceOptions {
+            software_gpu,
+            min_seconds,
+            winner,
+        })
+    }
+
+    /// The winner forced, as `Cpu` or `Gpu`.
+    pub(crate) fn forced(&self) -> Option<DeviceChoice> {
+        match self.winner? {
+            DeviceChoice::Auto => None,
+            DeviceChoice::Cpu => Some(DeviceChoice::Cpu),
+            DeviceChoice::Gpu | DeviceChoice::GpuOnly => Some(DeviceChoice::Gpu),
+        }
+    }
+
+    /// Whether a count of an `n`×`n` board on `threads` cores is long enough to race.
+    pub(crate) fn worth_racing(&self, n: usize, threads: usize) -> bool {
+        expected_cpu_seconds(n, threads).is_some_and(|s| s >= self.min_seconds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_of_minutes_race_and_counts_of_seconds_do_not() {
+        let settings = RaceOptions::default();
+        assert!(!settings.worth_racing(19, 16) && !settings.worth_racing(20, 16));
+        assert!(settings.worth_racing(21, 16) && settings.worth_racing(20, 2));
+        assert!(!settings.worth_racing(13, 1) && !settings.worth_racing(28, 1));
+        let always = RaceOptions::from_vars(|name| {
+            (name == "NQUEENS_RACE_MIN_SECONDS").then(|| "0".to_string())
+        })
+        .unwrap();
+        assert!(always.worth_racing(14, 4096));
+    }
+
+    #[test]
+    fn the_gpu_wins_only_by_finishing_first_unless_forced() {
+        let (fast, slow) = (Duration::from_millis(10), Duration::from_millis(20));
+        let chose =
+            |cpu, gpu, finished, forced| DeviceRace::decide(100, cpu, gpu, finished, forced).chose;
+        assert_eq!(chose(slow, fast, true, None), DeviceChoice::Gpu);
+        assert_eq!(chose(fast, slow, true, None), DeviceChoice::Cpu);
+        assert_eq!(chose(slow, fast, false, None), DeviceChoice::Cpu);
+        assert_eq!(
+            chose(slow, fast, true, Some(DeviceChoice::Cpu)),
+            DeviceChoice::Cpu
+        );
+        assert!(DeviceRace::decide(100, fast, slow, true, Some(DeviceChoice::Gpu)).forced);
+    }
+
+    #[test]
+    fn bad_race_variables_are_named() {
+        for (name, value) in [
+            ("NQUEENS_RACE_WINNER", "tpu"),
+            ("NQUEENS_RACE_MIN_SECONDS", "-1"),
+            ("NQUEENS_RACE_SOFTWARE_GPU", "yes"),
+        ] {
+            let e = RaceOptions::from_vars(|n| (n == name).then(|| value.to_string()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(name) && e.contains(value), "{e}");
+        }
+    }
+}
