@@ -76,6 +76,11 @@ impl Progress {
                 self.bar.set_draw_target(target);
             }
         }
+        // a race that chose the GPU goes on with another plan, of another length
+        if self.bar.length() != Some(of as u64) {
+            self.bar.set_length(of as u64);
+            self.bar.reset_eta();
+        }
         self.bar.set_position(done as u64);
     }
 
