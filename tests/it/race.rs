@@ -244,3 +244,52 @@ fn a_resume_whose_gpu_no_longer_opens_counts_on_the_cpu_and_says_so() {
         "{err}"
     );
 }
+
+#[test]
+fn the_winners_calibration_shard_is_part_of_its_count_and_of_its_checkpoint() {
+    if adapter("race_reuse").is_none() {
+        return;
+    }
+    let n = 16;
+    let d4 = nqueens::Plan::new(n, nqueens::EngineChoice::D4, None, None).unwrap();
+    let gpu_calibration = Shard::new(0, 100).unwrap().len(d4.len());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ck");
+    let request = RunRequest {
+        checkpoint: Some(path.clone()),
+        ..RunRequest::new(n, racing(Some(DeviceChoice::Gpu)), None)
+    };
+    // stopped at the first subtask the GPUs' plan counts after the race
+    let stop = AtomicBool::new(false);
+    let progress = |done: usize, of: usize| {
+        if of == d4.len() && done > gpu_calibration {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    let hooks = Hooks {
+        cancel: Some(&stop),
+        progress: Some(&progress),
+        ..Hooks::default()
+    };
+    let stopped = run(&request, &hooks);
+    assert!(
+        matches!(stopped, Err(nqueens::Error::Interrupted)),
+        "{stopped:?}"
+    );
+    // the checkpoint is the d4 plan's, holding the GPUs' calibration shard: ids 0, 100, ...
+    let body = checkpoint_body(&path);
+    assert_eq!(body["run"]["engine"], "d4");
+    assert_eq!(body["device_choice"]["chose"], "gpu");
+    let mut held = Vec::new();
+    for run in body["done"].as_array().unwrap() {
+        let first = run["first"].as_u64().unwrap() as usize;
+        held.extend(first..first + run["total"].as_array().unwrap().len());
+    }
+    let calibration: Vec<usize> = (0..d4.len()).step_by(100).collect();
+    assert!(calibration.iter().all(|id| held.contains(id)), "{held:?}");
+    assert!(held.len() > calibration.len() && held.len() < d4.len());
+    let resumed = run(&request, &Hooks::default()).unwrap();
+    assert_eq!(resumed.counts.total, known(n).0);
+    assert_eq!(resumed.counts.engine.name(), "d4");
+    assert_eq!(resumed.resumed_subtasks, held.len());
+}
