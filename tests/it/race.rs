@@ -30,6 +30,27 @@ fn checkpoint_body(path: &Path) -> serde_json::Value {
     json(text.lines().next().unwrap())
 }
 
+/// Runs the program's `args` (a count with `--json`) under the variables `vars`: its JSON
+/// and its stderr, once it has succeeded.
+fn count_json(args: &[&str], vars: &[(&str, &str)]) -> (serde_json::Value, String) {
+    let mut command = nqueens();
+    command.args(args);
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    (json(&String::from_utf8(out.stdout).unwrap()), err)
+}
+
+/// Variables under which every count races, won by the GPU.
+const GPU_WINS: [(&str, &str); 3] = [
+    ("NQUEENS_RACE_SOFTWARE_GPU", "1"),
+    ("NQUEENS_RACE_MIN_SECONDS", "0"),
+    ("NQUEENS_RACE_WINNER", "gpu"),
+];
+
 /// The subtasks of stride shard 0/100 of the quadrant plan of N: the CPU's calibration.
 fn cpu_calibration(n: usize) -> usize {
     let plan = CountOptions::default().plan(n, None).unwrap();
@@ -169,16 +190,7 @@ fn the_command_line_says_what_the_race_measured_and_chose() {
     if adapter("race_cli").is_none() {
         return;
     }
-    let out = nqueens()
-        .args(["count", "15", "--json", "--stats", "-t", "2"])
-        .env("NQUEENS_RACE_SOFTWARE_GPU", "1")
-        .env("NQUEENS_RACE_MIN_SECONDS", "0")
-        .env("NQUEENS_RACE_WINNER", "gpu")
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let v = json(&String::from_utf8(out.stdout).unwrap());
+    let (v, err) = count_json(&["count", "15", "--json", "--stats", "-t", "2"], &GPU_WINS);
     assert_eq!(v["total"], known(15).0.to_string());
     assert_eq!(
         (v["engine"].as_str(), v["device_choice"]["chose"].as_str()),
@@ -205,14 +217,7 @@ fn a_resume_whose_gpu_no_longer_opens_counts_on_the_cpu_and_says_so() {
     let path = dir.path().join("ck").display().to_string();
     let args = ["count", "15", "--json", "-t", "2", "--checkpoint", &path];
     // a checkpoint whose race chose the GPU, one subtask of it forgotten so there is work left
-    let out = nqueens()
-        .args(args)
-        .env("NQUEENS_RACE_SOFTWARE_GPU", "1")
-        .env("NQUEENS_RACE_MIN_SECONDS", "0")
-        .env("NQUEENS_RACE_WINNER", "gpu")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    count_json(&args, &GPU_WINS);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut body = json(text.lines().next().unwrap());
     assert_eq!(body["device_choice"]["chose"], "gpu");
@@ -224,16 +229,12 @@ fn a_resume_whose_gpu_no_longer_opens_counts_on_the_cpu_and_says_so() {
     let crc = crc32fast::hash(body.as_bytes());
     std::fs::write(&path, format!("{body}\ncrc32 {crc:08x}\n")).unwrap();
     // no Vulkan driver now: the GPU the race chose does not open
-    let out = nqueens()
-        .args(args)
-        .env("NQUEENS_RACE_SOFTWARE_GPU", "1")
-        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
-        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let v = json(&String::from_utf8(out.stdout).unwrap());
+    let no_driver = [
+        ("NQUEENS_RACE_SOFTWARE_GPU", "1"),
+        ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
+        ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+    ];
+    let (v, err) = count_json(&args, &no_driver);
     assert_eq!(v["total"], known(15).0.to_string());
     assert_eq!(
         (v["engine"].as_str(), v["device"].as_str()),
