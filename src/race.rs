@@ -1,6 +1,6 @@
 //! `--device auto`'s race between the CPU and the GPUs: when a count races, how far each side
 //! counts, who wins, and the record of it ([`DeviceRace`]). The race itself runs in
-//! [`crate::run()`].
+//! the run pipeline (`src/run/race.rs`).
 //!
 //! A count that `auto` could take either way (totals of a whole board, where the quadrant
 //! engine runs, on a machine with a GPU) counts stride shard 0/[`CALIBRATION_SHARDS`] of the
@@ -11,6 +11,7 @@
 //! costs at most one calibration shard, about 1 % of the run.
 
 use crate::device::DeviceChoice;
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -159,9 +160,9 @@ impl RaceOptions {
     /// assert_eq!(RaceOptions::from_vars(vars).unwrap().min_seconds, 0.0);
     /// assert!(RaceOptions::from_vars(|_| Some("x".into())).is_err());
     /// ```
-    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<RaceOptions, crate::Error> {
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<RaceOptions, Error> {
         let bad = |name: &str, value: &str, allowed: &str| {
-            crate::Error::BadRaceEnv(format!(
+            Error::BadRaceEnv(format!(
                 "{name}={value}: not a value it takes; allowed: {allowed}"
             ))
         };
