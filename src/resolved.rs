@@ -31,8 +31,8 @@ const AUTO_QUADRANT_MIN_N: usize = 14;
 
 /// The largest board `auto` counts with the quadrant engine: all it takes. Zen 5, whole runs
 /// extrapolated from shards and units: N = 24 quadrant 600 core-hours against d4's 3,300,
-/// N = 25 3,900 against 26,500, N = 26 150,000–160,000 against 210,000–250,000 and N = 27
-/// 0.9–1.8 million against about 2 million (d4 past N = 25 extrapolated at 8–9× a board).
+/// N = 25 3,900 against 26,500, N = 26 150,000–160,000 against 270,000–410,000 (two d4
+/// subtasks) and N = 27 0.8–0.9 million against 2.7–4.4 million (d4 extrapolated).
 const AUTO_QUADRANT_MAX_N: usize = crate::quadrant::QUADRANT_MAX_N;
 
 /// How a run counts its plan.
