@@ -91,8 +91,9 @@ impl Ledger {
             .or_else(|| self.checkpoint.as_ref().and_then(Checkpoint::choice))
     }
 
-    /// Records what this run's race chose: in the checkpoint (saved at once: a resumed
-    /// run counts where it chose), and in the run's counts.
+    /// Records what this run's race chose: in the checkpoint (saved at once, and by every
+    /// later save: a resumed run counts where it chose), and in the run's counts. A failed
+    /// save is the caller's to report; the next save tries again.
     pub(super) fn record_choice(&mut self, race: DeviceRace) -> Result<(), Error> {
         self.race = Some(race);
         match &self.checkpoint {
@@ -104,23 +105,17 @@ impl Ledger {
         }
     }
 
-    /// The ledger of the run `identity` (the same shard, another plan) instead, as the race
-    /// `race` chose, holding the subtasks `found` of it, which this run counted: the
-    /// checkpoint is saved for that run, with the choice, at once.
+    /// The ledger of the run `identity` (the same shard, another plan) instead, holding the
+    /// subtasks `found` of it, which this run counted (saved by the next save).
     pub(super) fn switch(
         self,
         identity: RunIdentity,
         found: &[(usize, Found)],
-        race: DeviceRace,
     ) -> Result<Ledger, Error> {
         let shard = identity.shard;
         let mut done = DoneSet::within_memory(shard.len(identity.plan_subtasks))?;
         for &(id, f) in found {
             done.insert(shard.local(id), Part::of(&f));
-        }
-        if let Some(file) = &self.checkpoint {
-            file.record_choice(race);
-            file.save(&identity, &done)?;
         }
         let searched: u128 = found.iter().map(|(_, f)| f.nodes).sum();
         Ok(Ledger {
@@ -128,7 +123,6 @@ impl Ledger {
             identity,
             done,
             searched_nodes: self.searched_nodes + searched,
-            race: Some(race),
             ..self
         })
     }

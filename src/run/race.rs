@@ -97,7 +97,8 @@ pub(super) fn settle(
     match (race.chose, finished) {
         (DeviceChoice::Gpu, Some(gpu_executed)) => {
             let identity = request.identity(&rival.plan);
-            let ledger = counting.ledger.switch(identity, &found, race)?;
+            let mut ledger = counting.ledger.switch(identity, &found)?;
+            record(&mut ledger, race, hooks);
             Ok(Counting {
                 plan: rival.plan,
                 resolved: rival.resolved,
@@ -108,9 +109,18 @@ pub(super) fn settle(
             })
         }
         _ => {
-            counting.ledger.record_choice(race)?;
+            record(&mut counting.ledger, race, hooks);
             Ok(counting)
         }
+    }
+}
+
+/// Records the race's choice in `ledger` and its checkpoint; a save that fails is reported
+/// as any failed save is, and the next save (which carries the choice) tries again: the
+/// subtasks counted are not lost to a full disk.
+fn record(ledger: &mut Ledger, race: DeviceRace, hooks: &Hooks<'_>) {
+    if let (Err(e), Some(report)) = (ledger.record_choice(race), hooks.on_save_error) {
+        report(&e);
     }
 }
 
