@@ -162,7 +162,7 @@ pub(crate) fn resolve(
     let quadrant_fits = quadrant_applies && auto_takes_quadrant(n, fit.plan_budget.bytes);
     let mut notes: Vec<String> = fit.note.into_iter().collect();
     let cpu_only = opts.engine == EngineChoice::Quadrant;
-    let (devices, rival_gpus) = if opts.device == DeviceChoice::Auto && opts.gpus.is_none() {
+    let (devices, rival) = if opts.device == DeviceChoice::Auto && opts.gpus.is_none() {
         let auto = auto_devices(
             n,
             (context, opts.race),
@@ -211,55 +211,29 @@ pub(crate) fn resolve(
             return Err(Error::CpuOnly(Engine::Quadrant));
         }
     }
-    let mut settings = settings(&plan, &opts, devices, memory_limit, fit.threads)?;
-    settings.notes.extend(notes);
-    if let Some((gpus, forced)) = rival_gpus {
-        let rival = Plan::new(n, EngineChoice::D4, None, None)?;
-        let resolved = settings_of_rival(&rival, &opts, gpus, memory_limit, fit.threads)?;
-        settings.race = Some(Box::new(Rival {
-            plan: rival,
-            resolved,
-            forced,
-        }));
-    }
-    Ok((plan, settings))
+    // the rival of a race: the d4 plan, on the GPUs with the CPU threads sharing
+    let race = match rival {
+        Some((gpus, forced)) => {
+            let plan = Plan::new(n, EngineChoice::D4, None, None)?;
+            let resolved = settings(&plan, &opts, gpus, memory_limit, fit.threads)?;
+            Some(Box::new(Rival {
+                plan,
+                resolved,
+                forced,
+            }))
+        }
+        None => None,
+    };
+    let mut resolved = settings(&plan, &opts, devices, memory_limit, fit.threads)?;
+    resolved.notes.extend(notes);
+    resolved.race = race;
+    Ok((plan, resolved))
 }
-
-/// The GPUs' side of a race: the `d4` plan, counted on `gpus` with the CPU threads sharing.
-#[cfg(feature = "gpu")]
-fn settings_of_rival(
-    plan: &Plan,
-    opts: &CountOptions,
-    gpus: RaceGpus,
-    memory_limit: Budget,
-    most_threads: usize,
-) -> Result<Resolved, Error> {
-    let devices = Devices::Gpus { gpus, share: true };
-    settings(plan, opts, devices, memory_limit, most_threads)
-}
-
-#[cfg(not(feature = "gpu"))]
-fn settings_of_rival(
-    _: &Plan,
-    _: &CountOptions,
-    gpus: RaceGpus,
-    _: Budget,
-    _: usize,
-) -> Result<Resolved, Error> {
-    match gpus {}
-}
-
-/// The GPUs a race would count on.
-#[cfg(feature = "gpu")]
-type RaceGpus = Vec<std::sync::Arc<crate::gpu::Gpu>>;
-/// Without the gpu feature no race is run.
-#[cfg(not(feature = "gpu"))]
-type RaceGpus = std::convert::Infallible;
 
 /// Where `auto` counts, and the GPUs of a race when it races.
 struct AutoDevices {
     devices: Devices,
-    race: Option<(RaceGpus, Option<DeviceChoice>)>,
+    race: Option<(Devices, Option<DeviceChoice>)>,
     note: Option<String>,
 }
 
@@ -287,15 +261,13 @@ fn auto_devices(
         return Ok(cpu(None));
     }
     if context.raced == Some(DeviceChoice::Gpu) {
-        let gpus = open_for_race(race.software_gpu);
-        return Ok(match gpus {
-            #[cfg(feature = "gpu")]
-            Some(gpus) => AutoDevices {
-                devices: Devices::Gpus { gpus, share: true },
+        return Ok(match open_for_race(race.software_gpu) {
+            Some(devices) => AutoDevices {
+                devices,
                 race: None,
                 note: None,
             },
-            _ => cpu(Some(
+            None => cpu(Some(
                 "the race of this run chose the GPU, and none opens now: counted on the CPU".into(),
             )),
         });
@@ -320,9 +292,10 @@ fn auto_devices(
     })
 }
 
-/// The GPUs `auto` races on: every real one, or, where `software` allows it and there is no
-/// real one, a CPU-emulated one (lavapipe, for tests). `None` when none opens.
-fn open_for_race(software: bool) -> Option<RaceGpus> {
+/// The GPUs `auto` races on (or counts on, as a race chose), the CPU threads sharing: every
+/// real one, or, where `software` allows it and there is no real one, a CPU-emulated one
+/// (lavapipe, for tests). `None` when none opens.
+fn open_for_race(software: bool) -> Option<Devices> {
     #[cfg(feature = "gpu")]
     {
         let gpus = if software {
@@ -330,7 +303,7 @@ fn open_for_race(software: bool) -> Option<RaceGpus> {
         } else {
             crate::gpu::open_real()
         };
-        (!gpus.is_empty()).then_some(gpus)
+        (!gpus.is_empty()).then_some(Devices::Gpus { gpus, share: true })
     }
     #[cfg(not(feature = "gpu"))]
     {

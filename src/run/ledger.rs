@@ -39,7 +39,7 @@ pub(super) struct Ledger {
     searched_nodes: u128,
     /// The last save failed after every subtask was counted.
     save_error: Option<Error>,
-    /// What this run's race chose, when it raced.
+    /// What this run's race chose, or the resumed run's, when it raced.
     race: Option<DeviceRace>,
 }
 
@@ -67,6 +67,7 @@ impl Ledger {
                 ),
             })?;
         }
+        let race = checkpoint.as_ref().and_then(Checkpoint::choice);
         Ok(Ledger {
             resumed: done.len(),
             checkpoint,
@@ -76,7 +77,7 @@ impl Ledger {
             done,
             searched_nodes: 0,
             save_error: None,
-            race: None,
+            race,
         })
     }
 
@@ -88,7 +89,6 @@ impl Ledger {
     /// What the race of this run chose, when it raced (this run's, or the resumed run's).
     pub(super) fn choice(&self) -> Option<DeviceRace> {
         self.race
-            .or_else(|| self.checkpoint.as_ref().and_then(Checkpoint::choice))
     }
 
     /// Records what this run's race chose: in the checkpoint (saved at once, and by every
