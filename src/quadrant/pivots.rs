@@ -7,32 +7,24 @@ use std::collections::TryReserveError;
 
 /// Most diagonals the stored patterns are grouped by. A pattern's *signature* says which
 /// pivots it occupies; it can only pair with stored patterns whose signature shares no pivot
-/// with its own, so stored blocks holding none of those are skipped.
-pub(super) const PIVOTS: usize = 8;
-
-/// Signatures of [`PIVOTS`] bits.
-pub(super) const GROUPS: usize = 1 << PIVOTS;
+/// with its own, so stored blocks holding none of those are skipped. Ten fill two lookups of
+/// the sieve whole, which a run of one signature reads once per block.
+pub(super) const PIVOTS: usize = 10;
 
 /// Patterns sampled per side to choose the pivots.
 const PIVOT_SAMPLE: usize = 128;
 
-/// Signatures as 256-bit sets: `COMPATIBLE[s]` holds every `t` with `t & s == 0`.
-pub(super) static COMPATIBLE: [[u64; 4]; GROUPS] = compatible_table();
+/// A signature: bit `count - 1 - i` for pivot `i`.
+pub(super) type Signature = u16;
 
-const fn compatible_table() -> [[u64; 4]; GROUPS] {
-    let mut table = [[0u64; 4]; GROUPS];
-    let mut s = 0;
-    while s < GROUPS {
-        let mut t = 0;
-        while t < GROUPS {
-            if t & s == 0 {
-                table[s][t / 64] |= 1 << (t % 64);
-            }
-            t += 1;
-        }
-        s += 1;
-    }
-    table
+/// The signatures `t` with `t & s == 0` among `groups` (a power of two), in increasing
+/// order: the subsets of the pivots `s` leaves free.
+pub(super) fn compatible(s: usize, groups: usize) -> impl Iterator<Item = usize> {
+    let free = !s & (groups - 1);
+    // the next subset of `free` above `t` is `(t - free) & free`
+    std::iter::successors(Some(0usize), move |&t| {
+        (t != free).then(|| t.wrapping_sub(free) & free)
+    })
 }
 
 /// The diagonals patterns are grouped by.
@@ -56,7 +48,7 @@ impl Pivots {
     }
 
     /// Pivot `i`'s diagonal, as a bit index (main diagonals below 64, anti-diagonal `d` at `64 + d`), and its bit in a signature.
-    pub(super) fn diagonals(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
+    pub(super) fn diagonals(&self) -> impl Iterator<Item = (usize, Signature)> + '_ {
         self.mask[..self.count].iter().enumerate().map(|(i, m)| {
             let d = if m.main != 0 {
                 m.main.trailing_zeros()
@@ -132,18 +124,19 @@ fn one_diagonal(d: usize) -> Pattern {
 /// the time at N = 18 with the bytes).
 #[derive(Clone, Debug)]
 pub(super) struct Signatures {
-    count: usize,
     /// Where lookup `l`'s byte starts: bit `at[l]` of `main`, or bit `at[l] - 64` of `anti`.
-    at: [u8; PIVOTS],
+    at: Vec<u8>,
     /// The signature bits that each value of lookup `l`'s byte gives.
-    bits: [[u8; 256]; PIVOTS],
+    bits: Vec<[Signature; 256]>,
     /// The pivots of each direction, as masks to gather by.
     main: u64,
     anti: u64,
     /// How many pivots `main` holds: the anti-diagonals' gathered bits follow them.
     main_count: u32,
     /// The signature that each value of the gathered bits gives.
-    gathered: [u8; GROUPS],
+    gathered: Vec<Signature>,
+    /// One past the largest signature.
+    groups: usize,
 }
 
 impl Signatures {
@@ -151,29 +144,32 @@ impl Signatures {
         Signatures::from_diagonals(pivots.diagonals())
     }
 
-    /// The lookups for diagonals `d` (indexed like [`Pivots::diagonals`]) giving bits `bit`.
-    pub(super) fn from_diagonals(diagonals: impl Iterator<Item = (usize, u8)>) -> Signatures {
+    /// The lookups for diagonals `d` (indexed like [`Pivots::diagonals`]) giving bits `bit`
+    /// (at most [`PIVOTS`]). Its tables are as long as the pivots need: a unit makes two.
+    pub(super) fn from_diagonals(
+        diagonals: impl Iterator<Item = (usize, Signature)>,
+    ) -> Signatures {
         let mut table = Signatures {
-            count: 0,
-            at: [0; PIVOTS],
-            bits: [[0; 256]; PIVOTS],
+            at: Vec::new(),
+            bits: Vec::new(),
             main: 0,
             anti: 0,
             main_count: 0,
-            gathered: [0; GROUPS],
+            gathered: Vec::new(),
+            groups: 1,
         };
-        let mut pivots = [(0usize, 0u8); PIVOTS];
+        let mut pivots = [(0usize, 0); PIVOTS];
         let mut count = 0;
         for (d, bit) in diagonals {
             pivots[count] = (d, bit);
             count += 1;
             let at = (d / 8 * 8) as u8;
-            let l = match table.at[..table.count].iter().position(|&a| a == at) {
+            let l = match table.at.iter().position(|&a| a == at) {
                 Some(l) => l,
                 None => {
-                    table.at[table.count] = at;
-                    table.count += 1;
-                    table.count - 1
+                    table.at.push(at);
+                    table.bits.push([0; 256]);
+                    table.at.len() - 1
                 }
             };
             for (value, bits) in table.bits[l].iter_mut().enumerate() {
@@ -188,6 +184,7 @@ impl Signatures {
             }
         }
         table.main_count = table.main.count_ones();
+        table.groups = usize::from(pivots[..count].iter().fold(0, |all, &(_, bit)| all | bit)) + 1;
         // a pivot's gathered bit: its rank among its direction's pivots, past the main ones
         let gathered_bit = |d: usize| {
             let below = |mask: u64, d: usize| (mask & ((1 << d) - 1)).count_ones();
@@ -197,14 +194,15 @@ impl Signatures {
                 table.main_count + below(table.anti, d - 64)
             }
         };
-        let mut bit_of = [0u8; PIVOTS];
+        let mut bit_of = [0; PIVOTS];
         for &(d, bit) in &pivots[..count] {
             bit_of[gathered_bit(d) as usize] = bit;
         }
-        for (value, signature) in table.gathered.iter_mut().enumerate() {
-            *signature = (0..count)
-                .filter(|&i| value >> i & 1 != 0)
-                .fold(0, |s, i| s | bit_of[i]);
+        // each value's signature: that of the value without its lowest bit, and that bit's
+        table.gathered = vec![0; 1 << count];
+        for value in 1..1usize << count {
+            let rest = table.gathered[value & (value - 1)];
+            table.gathered[value] = rest | bit_of[value.trailing_zeros() as usize];
         }
         table
     }
@@ -212,53 +210,61 @@ impl Signatures {
     /// `p`'s signature with the pivots' bits gathered by `extract`, which takes the bits of
     /// a word at a mask's bits, packed low (`pext`).
     #[inline(always)]
-    pub(super) fn signature_by(&self, p: Pattern, extract: impl Fn(u64, u64) -> u64) -> u8 {
+    pub(super) fn signature_by(&self, p: Pattern, extract: impl Fn(u64, u64) -> u64) -> Signature {
         let gathered = extract(p.main, self.main) | extract(p.anti, self.anti) << self.main_count;
         self.gathered[gathered as usize]
     }
 
     #[inline(always)]
-    pub(super) fn signature(&self, p: Pattern) -> u8 {
+    pub(super) fn signature(&self, p: Pattern) -> Signature {
         let mut s = 0;
-        for (&at, bits) in self.at[..self.count].iter().zip(&self.bits) {
+        for (&at, bits) in self.at.iter().zip(&self.bits) {
             let word = if at < 64 { p.main } else { p.anti };
             s |= bits[(word >> (at % 64)) as usize & 0xFF];
         }
         s
     }
 
+    /// How many signatures there can be: one past the largest.
+    pub(super) fn groups(&self) -> usize {
+        self.groups
+    }
+
     /// Copies `patterns` into `sorted` in increasing signature, as `signature_of` computes
-    /// it ([`Signatures::signature`] or [`Signatures::signature_by`]); signature `s`'s
-    /// patterns end up at `sorted[start[s]..start[s + 1]]` (a counting sort; `signatures` is
-    /// a buffer).
+    /// it ([`Signatures::signature`] or [`Signatures::signature_by`]) among `groups`;
+    /// signature `s`'s patterns end up at `sorted[start[s]..start[s + 1]]` (a counting sort;
+    /// `signatures` and `start` are buffers, sized here).
     #[inline(always)]
     pub(super) fn sort(
         patterns: &[Pattern],
-        signature_of: impl Fn(Pattern) -> u8,
+        (signature_of, groups): (impl Fn(Pattern) -> Signature, usize),
         sorted: &mut Vec<Pattern>,
-        signatures: &mut Vec<u8>,
-        start: &mut [usize; GROUPS + 1],
+        signatures: &mut Vec<Signature>,
+        start: &mut Vec<usize>,
     ) -> Result<(), TryReserveError> {
         signatures.clear();
         signatures.try_reserve(patterns.len())?;
         signatures.extend(patterns.iter().map(|&p| signature_of(p)));
-        start.fill(0);
+        start.clear();
+        start.try_reserve(groups + 1)?;
+        start.resize(groups + 1, 0);
         for &s in signatures.iter() {
             start[usize::from(s) + 1] += 1;
         }
-        for g in 0..GROUPS {
+        for g in 0..groups {
             start[g + 1] += start[g];
         }
         sorted.clear();
         sorted.try_reserve(patterns.len())?;
         sorted.resize(patterns.len(), Pattern::default());
-        let mut next = [0; GROUPS];
-        next.copy_from_slice(&start[..GROUPS]);
+        // each group's next place, which ends where the next group starts: moved back after
         for (&p, &s) in patterns.iter().zip(signatures.iter()) {
-            let at = &mut next[usize::from(s)];
+            let at = &mut start[usize::from(s)];
             sorted[*at] = p;
             *at += 1;
         }
+        start.copy_within(..groups, 1);
+        start[0] = 0;
         Ok(())
     }
 }
@@ -276,6 +282,20 @@ mod tests {
             i += 1;
         });
         packed
+    }
+
+    #[test]
+    fn compatible_lists_the_disjoint_signatures_in_order() {
+        for groups in [1, 2, 8, 1 << 7, 1 << PIVOTS] {
+            for s in [0, 1, 5, groups / 2, groups - 1, 0x2A5 & (groups - 1)] {
+                let want: Vec<usize> = (0..groups).filter(|t| t & s == 0).collect();
+                assert_eq!(
+                    compatible(s, groups).collect::<Vec<_>>(),
+                    want,
+                    "{s} of {groups}"
+                );
+            }
+        }
     }
 
     #[test]
