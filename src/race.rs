@@ -27,11 +27,12 @@ pub(crate) const CALIBRATION_SHARDS: usize = 100;
 pub(crate) const RACE_MIN_SECONDS: f64 = 30.0;
 
 /// Seconds one core takes to count N = 14.. 27 with the quadrant engine, measured on an AMD
-/// EPYC Zen 5 (AVX-512): whole runs to N = 22, one thread to N = 18, two from N = 19; from
-/// N = 23 extrapolated from shards (docs/benchmarks.md). Another CPU is within a factor of
-/// about two: enough to tell a count of seconds from one of minutes.
+/// EPYC Zen 5 (AVX-512): whole runs to N = 21, one thread to N = 18, two from N = 19; from
+/// N = 22 extrapolated from shards (docs/benchmarks.md; N = 19..24 remeasured after
+/// the sieve's run lookups, the rest before them). Another CPU is within a factor of about
+/// two: enough to tell a count of seconds from one of minutes.
 const QUADRANT_CORE_SECONDS: [f64; 14] = [
-    0.004, 0.015, 0.076, 0.66, 1.9, 20.0, 76.0, 740.0, 10_100.0, 72_000.0, 2.16e6, 1.3e7, 5.6e8,
+    0.004, 0.015, 0.076, 0.66, 1.9, 19.0, 66.0, 605.0, 5_300.0, 44_500.0, 9.7e5, 1.3e7, 5.6e8,
     3.1e9,
 ];
 
