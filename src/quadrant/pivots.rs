@@ -299,6 +299,33 @@ mod tests {
     }
 
     #[test]
+    fn sort_puts_each_signature_in_its_stretch() {
+        let mut next = crate::kernel::xorshift(0x9E37_79B9_7F4A_7C15);
+        for (len, groups) in [(0, 1), (1, 1), (5, 4), (1000, 8), (3001, 1 << PIVOTS)] {
+            let patterns: Vec<Pattern> = (0..len)
+                .map(|_| Pattern {
+                    main: next() % groups as u64,
+                    anti: next(),
+                })
+                .collect();
+            let (mut sorted, mut signatures, mut start) = (Vec::new(), Vec::new(), Vec::new());
+            let signature_of = |p: Pattern| p.main as Signature;
+            let sort = (signature_of, groups);
+            Signatures::sort(&patterns, sort, &mut sorted, &mut signatures, &mut start).unwrap();
+            assert_eq!((start.len(), start[0], start[groups]), (groups + 1, 0, len));
+            for g in 0..groups {
+                let stretch = &sorted[start[g]..start[g + 1]];
+                assert!(stretch.iter().all(|p| p.main == g as u64), "{len}, {g}");
+            }
+            let key = |p: &Pattern| (p.main, p.anti);
+            let (mut want, mut got) = (patterns.clone(), sorted.clone());
+            want.sort_by_key(key);
+            got.sort_by_key(key);
+            assert_eq!(got, want, "the same patterns");
+        }
+    }
+
+    #[test]
     fn signatures_agree_with_the_pivot_test() {
         let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
         let patterns: Vec<Pattern> = (0..2000)
