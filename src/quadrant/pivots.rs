@@ -17,6 +17,14 @@ const PIVOT_SAMPLE: usize = 128;
 /// A signature: bit `count - 1 - i` for pivot `i`.
 pub(super) type Signature = u16;
 
+/// The buffers of a sort by signature: the sorted patterns, their signatures, and where each
+/// signature's patterns start.
+pub(super) type SortBuffers<'a> = (
+    &'a mut Vec<Pattern>,
+    &'a mut Vec<Signature>,
+    &'a mut Vec<usize>,
+);
+
 /// The signatures `t` with `t & s == 0` among `groups` (a power of two), in increasing
 /// order: the subsets of the pivots `s` leaves free.
 pub(super) fn compatible(s: usize, groups: usize) -> impl Iterator<Item = usize> {
@@ -238,9 +246,7 @@ impl Signatures {
     pub(super) fn sort(
         patterns: &[Pattern],
         (signature_of, groups): (impl Fn(Pattern) -> Signature, usize),
-        sorted: &mut Vec<Pattern>,
-        signatures: &mut Vec<Signature>,
-        start: &mut Vec<usize>,
+        (sorted, signatures, start): SortBuffers,
     ) -> Result<(), TryReserveError> {
         signatures.clear();
         signatures.try_reserve(patterns.len())?;
@@ -311,7 +317,8 @@ mod tests {
             let (mut sorted, mut signatures, mut start) = (Vec::new(), Vec::new(), Vec::new());
             let signature_of = |p: Pattern| p.main as Signature;
             let sort = (signature_of, groups);
-            Signatures::sort(&patterns, sort, &mut sorted, &mut signatures, &mut start).unwrap();
+            let buffers = (&mut sorted, &mut signatures, &mut start);
+            Signatures::sort(&patterns, sort, buffers).unwrap();
             assert_eq!((start.len(), start[0], start[groups]), (groups + 1, 0, len));
             for g in 0..groups {
                 let stretch = &sorted[start[g]..start[g + 1]];

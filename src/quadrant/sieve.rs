@@ -20,7 +20,7 @@
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
-use super::pivots::{compatible, Pivots, Signature, Signatures, PIVOTS};
+use super::pivots::{compatible, Pivots, Signature, Signatures, SortBuffers, PIVOTS};
 use std::cell::RefCell;
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -595,35 +595,21 @@ fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u6
     )
 }
 
-/// The buffers of a sort by signature: the sorted patterns, their signatures, and where each
-/// signature's patterns start.
-type SortBuffers<'a> = (
-    &'a mut Vec<Pattern>,
-    &'a mut Vec<Signature>,
-    &'a mut Vec<usize>,
-);
-
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2).
 fn sort_on(
     pairs: PairKernel,
     signatures: &Signatures,
     patterns: &[Pattern],
-    (sorted, keys, start): SortBuffers,
+    buffers: SortBuffers,
 ) -> Result<(), TryReserveError> {
     match pairs {
         PairKernel::Scalar => {
             let signature_of = |p| signatures.signature(p);
-            Signatures::sort(
-                patterns,
-                (signature_of, signatures.groups()),
-                sorted,
-                keys,
-                start,
-            )
+            Signatures::sort(patterns, (signature_of, signatures.groups()), buffers)
         }
         // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 => unsafe { sort_avx2(signatures, patterns, (sorted, keys, start)) },
+        PairKernel::Avx2 => unsafe { sort_avx2(signatures, patterns, buffers) },
     }
 }
 
@@ -633,16 +619,10 @@ fn sort_on(
 fn sort_avx2(
     signatures: &Signatures,
     patterns: &[Pattern],
-    (sorted, keys, start): SortBuffers,
+    buffers: SortBuffers,
 ) -> Result<(), TryReserveError> {
     let signature_of = |p| signatures.signature_by(p, |x, m| std::arch::x86_64::_pext_u64(x, m));
-    Signatures::sort(
-        patterns,
-        (signature_of, signatures.groups()),
-        sorted,
-        keys,
-        start,
-    )
+    Signatures::sort(patterns, (signature_of, signatures.groups()), buffers)
 }
 
 #[inline(always)]
