@@ -107,13 +107,15 @@ impl Seen {
         self.pivot_bits() + self.rest.len()
     }
 
-    /// Each dense bit's diagonal in the other side's coordinates (main diagonal `d` at `d`,
-    /// anti-diagonal `d` at `64 + d`; [`NO_DIAGONAL`] for the padding).
-    fn diagonals(&self) -> [u8; MOST_DENSE_BITS] {
+    /// Each dense bit's diagonal moved by `shift` (main diagonal `d` at `d`, anti-diagonal
+    /// `d` at `64 + d`; [`NO_DIAGONAL`] for the padding). A move keeps the order of each
+    /// direction's diagonals, so the bits keep their places.
+    fn diagonals(&self, shift: Shift) -> [u8; MOST_DENSE_BITS] {
         let mut diagonals = [NO_DIAGONAL; MOST_DENSE_BITS];
         for (part, first) in [(&self.pivots, 0), (&self.rest, self.pivot_bits())] {
             let mut next = first;
-            for (offset, mask) in [(0, part.mask.main), (64, part.mask.anti)] {
+            let moved = shift.apply(part.mask);
+            for (offset, mask) in [(0, moved.main), (64, moved.anti)] {
                 for_each_bit(mask, |d| {
                     diagonals[next] = (offset + d) as u8;
                     next += 1;
@@ -183,8 +185,8 @@ const MOST_DENSE_BITS: usize = 128 + TABLE_BITS as usize - 1;
 /// A dense bit of the pivots' padding, which no pattern occupies.
 const NO_DIAGONAL: u8 = u8::MAX;
 
-/// Seen diagonals looked up together: a pattern's `TABLE_BITS` consecutive bits of
-/// [`Seen::dense`] pick one precomputed OR of their slices (a four-Russians table), so a
+/// Seen diagonals looked up together: a pattern's `TABLE_BITS` consecutive bits of its
+/// dense word ([`Seen`]) pick one precomputed OR of their slices (a four-Russians table), so a
 /// block costs one read per `TABLE_BITS` seen diagonals, whichever the pattern occupies.
 const TABLE_BITS: u32 = 5;
 
@@ -406,12 +408,7 @@ impl Sieve {
         // diagonal `d` at `d`, anti-diagonal `d` at `64 + d`; none for the padding): the
         // seen diagonals moved back (none falls off: each came from a stored diagonal)
         let seen = self.seen.bits();
-        let shift = self.others_shift;
-        let source = self.seen.diagonals().map(|d| match d {
-            NO_DIAGONAL => NO_DIAGONAL,
-            d if d < 64 => (isize::from(d) + isize::from(shift.main)) as u8,
-            d => 64 + (isize::from(d - 64) + isize::from(shift.anti)) as u8,
-        });
+        let source = self.seen.diagonals(self.others_shift);
         self.lookups = seen.div_ceil(TABLE_BITS as usize);
         self.blocks = patterns.len().div_ceil(BLOCK);
         let stride = self.lookups * TABLE_ENTRIES;
@@ -649,7 +646,8 @@ const RUN: usize = 256;
 /// The counting loop, visiting every block or (`GROUPED`) those of the pattern's signature,
 /// a run of patterns of one signature at a time (the caller's order decides how long): the
 /// run shares its pivot lookups, read once per block, and each pattern reads the rest.
-/// `NARROW`: the seen diagonals fit one word, whose shifts cost less than a pair's.
+/// `NARROW`: the seen diagonals other than the pivots fit one word, whose shifts cost less
+/// than a pair's.
 #[inline(always)]
 fn count_pairs<const GROUPED: bool, const NARROW: bool>(
     sieve: &Sieve,
@@ -740,8 +738,8 @@ fn fill_part<const NARROW: bool>(
     }
 }
 
-/// The entries of lookups `first..` for a pattern whose seen diagonals from lookup `first`
-/// on are `dense` ([`Seen::dense`] shifted down), as byte offsets within a block.
+/// The entries of lookups `first..` for a pattern whose dense word ([`Seen`]) from lookup
+/// `first` on is `dense`, as byte offsets within a block.
 #[inline(always)]
 fn fill_entries<D: Dense>(mut dense: D, first: usize, entries: &mut [u32]) {
     for (l, entry) in (first..).zip(entries.iter_mut()) {
@@ -750,8 +748,8 @@ fn fill_entries<D: Dense>(mut dense: D, first: usize, entries: &mut [u32]) {
     }
 }
 
-/// A pattern's seen diagonals as one word ([`Seen::dense`]), read a lookup at a time: `u64`
-/// where they fit it (its shifts are cheaper), else `u128`.
+/// A pattern's dense word ([`Seen`]), or part of it, read a lookup at a time: `u64` where
+/// it fits (its shifts are cheaper), else `u128`.
 trait Dense: Copy {
     /// The lowest lookup's subset (its `TABLE_BITS` low bits).
     fn subset(self) -> usize;
