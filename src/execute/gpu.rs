@@ -19,12 +19,39 @@ use std::time::{Duration, Instant};
 /// Items in a GPU's first dispatch: a million on a GPU (several times the lanes it runs at
 /// once), a few thousand on a CPU-emulated adapter. Later dispatches double while they take
 /// under [`FAST`] and halve past [`SLOW`]: short enough for Ctrl-C, progress, checkpoints and
-/// desktop GPU watchdogs on any adapter.
+/// desktop GPU watchdogs on any adapter. They never hold fewer than [`fewest_items`].
 const FIRST_ITEMS: [usize; 2] = [1 << 20, 1 << 12];
-const FEWEST_ITEMS: usize = 1 << 10;
 const MOST_ITEMS: usize = 1 << 23;
 const FAST: Duration = Duration::from_millis(50);
 const SLOW: Duration = Duration::from_millis(250);
+/// Items per lane a GPU's dispatch holds at least (see [`fewest_items`]).
+const ITEMS_PER_LANE: usize = 4;
+
+/// The fewest items a dispatch on `gpu` holds. A dispatch lasts at least as long as its
+/// longest item, so halving it below a few items per lane only idles the GPU: on an H100 at
+/// N = 21 (262,144 lanes), dispatches of a million items counted 1.3e11 nodes a second, of
+/// 32,768 items 6.5e10, and of 1,024 items (where halving past [`SLOW`] ended) 8e8, each
+/// still taking 0.18 s. A CPU-emulated adapter runs its invocations a few at a time, so
+/// none idles there: its dispatches may shrink to a thousand items.
+fn fewest_items(software: bool, lanes: usize) -> usize {
+    if software {
+        1 << 10
+    } else {
+        ITEMS_PER_LANE * lanes
+    }
+}
+
+/// The items of the dispatch after one of `items` that took `took`, by the rule of
+/// [`FIRST_ITEMS`], never fewer than `fewest`.
+fn next_items(items: usize, took: Duration, fewest: usize) -> usize {
+    if took < FAST {
+        (items * 2).min(MOST_ITEMS)
+    } else if took > SLOW {
+        (items / 2).max(fewest)
+    } else {
+        items
+    }
+}
 
 /// GPUs and CPU worker threads.
 pub(crate) struct WithGpu {
@@ -252,6 +279,7 @@ impl<'a> Feeder<'a> {
         let mut ledger = Ledger::default();
         let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
         let mut target = FIRST_ITEMS[usize::from(self.gpu.is_software())];
+        let fewest = fewest_items(self.gpu.is_software(), self.gpu.lanes());
         let mut in_flight: Option<(Flight, Batch, Instant)> = None;
         let mut last_back = Instant::now();
         loop {
@@ -271,11 +299,7 @@ impl<'a> Feeder<'a> {
                 // the GPU worked on it from its launch or the previous one's end, if later
                 let took = now - launched.max(last_back);
                 last_back = now;
-                if took < FAST {
-                    target = (target * 2).min(MOST_ITEMS);
-                } else if took > SLOW {
-                    target = (target / 2).max(FEWEST_ITEMS);
-                }
+                target = next_items(target, took, fewest);
                 fed.items += batch.len() as u64;
                 fed.dispatches += 1;
                 self.fold(&batch, counts, &mut ledger, &mut fed);
@@ -443,6 +467,27 @@ mod tests {
                 executed.gpu_items
             );
         }
+    }
+
+    #[test]
+    fn dispatches_shrink_when_slow_but_never_leave_a_gpus_lanes_idle() {
+        let slow = SLOW * 2;
+        // an H100's 4096 workgroups of 64: four items a lane, its first dispatch's million
+        let fewest = fewest_items(false, 4096 * crate::gpu::WORKGROUP);
+        assert_eq!(fewest, FIRST_ITEMS[0]);
+        assert_eq!(next_items(FIRST_ITEMS[0], slow, fewest), FIRST_ITEMS[0]);
+        assert_eq!(
+            next_items(4 * FIRST_ITEMS[0], slow, fewest),
+            2 * FIRST_ITEMS[0]
+        );
+        // a CPU-emulated adapter's shrink to a thousand
+        let soft = fewest_items(true, 64 * crate::gpu::WORKGROUP);
+        assert_eq!(next_items(FIRST_ITEMS[1], slow, soft), FIRST_ITEMS[1] / 2);
+        assert_eq!(next_items(soft, slow, soft), soft);
+        // fast dispatches grow to the most, those in between stay
+        assert_eq!(next_items(MOST_ITEMS / 2, FAST / 2, fewest), MOST_ITEMS);
+        assert_eq!(next_items(MOST_ITEMS, FAST / 2, fewest), MOST_ITEMS);
+        assert_eq!(next_items(5000, (FAST + SLOW) / 2, soft), 5000);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::{mpsc, Arc, Mutex, OnceLock};
 const FRAME_WORDS: usize = 34;
 /// Invocations per workgroup (`WG` in the shader): a multiple of every subgroup width
 /// (NVIDIA 32, AMD 32 or 64, lavapipe 8).
-const WORKGROUP: usize = 64;
+pub(crate) const WORKGROUP: usize = 64;
 /// The node count at which the kernel gives an item up to the CPU: past it a 32-bit count
 /// could wrap before the kernel looks again (`params.limit` in the shader).
 pub(crate) const DROPPED: u32 = 0x8000_0000;
@@ -318,8 +318,21 @@ impl Gpu {
     /// GPU (an H100 keeps about a thousand of them per multiprocessor with this kernel's
     /// workgroup memory, and has 132 multiprocessors), a few per thread on a CPU-emulated one.
     fn workgroups(&self, items: usize) -> u32 {
-        let most = if self.is_software() { 64 } else { 4096 };
-        items.div_ceil(WORKGROUP).clamp(1, most) as u32
+        items.div_ceil(WORKGROUP).clamp(1, self.most_workgroups()) as u32
+    }
+
+    fn most_workgroups(&self) -> usize {
+        if self.is_software() {
+            64
+        } else {
+            4096
+        }
+    }
+
+    /// The invocations a dispatch runs at most: the lanes a dispatch of fewer items leaves
+    /// idle.
+    pub fn lanes(&self) -> usize {
+        self.most_workgroups() * WORKGROUP
     }
 
     /// Uploads the frames of `plan` (what every item's kernel reads its row masks from).
