@@ -16,10 +16,13 @@
 #
 # Example: scripts/gpu-bench.sh /tmp/gpu-ref/release/gpu-reference 5
 # NQUEENS=PATH measures that nqueens binary instead of building one (a machine without cargo).
+# LIMIT=S (default 120) ends any one command after S seconds: its row says so and the next N
+# is not tried, so a lent machine's minutes are not spent on one stalled run.
 set -euo pipefail
 baseline=${1:-}
 [ "$baseline" = "-" ] && baseline=
 rounds=${2:-3}
+limit=${LIMIT:-120}
 cd "$(dirname "$0")/.."
 if [ -n "${NQUEENS:-}" ]; then
     bin=$(realpath "$NQUEENS")
@@ -37,14 +40,19 @@ if [ -z "$adapters" ]; then
 fi
 # median (min-max) of a column of numbers
 summary() { sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]}'; }
-# runs a command once; appends "round name wall cpu" to $times; checks its total
+# runs a command once; appends "round name wall cpu" to $times; checks its total. Returns 1
+# when it ran past $limit seconds.
 measure() {
     local round=$1 name=$2 want=$3
     shift 3
     local out stamp
     stamp=$(mktemp)
     TIMEFORMAT='%R %U %S'
-    out=$( { time "$@" 2>/dev/null; } 2>"$stamp")
+    if ! out=$( { time timeout "$limit" "$@" 2>/dev/null; } 2>"$stamp"); then
+        rm -f "$stamp"
+        echo "$name ($*) did not end within $limit s (LIMIT)" >&2
+        return 1
+    fi
     local total
     total=$(echo "$out" | grep -Eo 'total=[0-9]+' | cut -d= -f2 || true)
     [ -z "$total" ] && total=$(echo "$out" | tail -1)
@@ -72,14 +80,20 @@ while read -r index kind name; do
         : >"$times"
         want=$("$bin" count "$n" --device cpu)
         depth=$((n <= 15 ? 5 : 6))
+        ended=yes
         for ((r = 0; r <= rounds; r++)); do
-            measure "$r" gpu "$want" "$bin" count "$n" --device gpu --gpus "$index"
-            measure "$r" gpu-only "$want" "$bin" count "$n" --device gpu-only --gpus "$index"
-            measure "$r" cpu "$want" "$bin" count "$n" --device cpu
-            if [ -n "$baseline" ] && [ "$first" = yes ]; then
-                measure "$r" baseline "$want" "$baseline" "$n" "$depth" 64 e "$groups"
+            measure "$r" gpu "$want" "$bin" count "$n" --device gpu --gpus "$index" &&
+                measure "$r" gpu-only "$want" "$bin" count "$n" --device gpu-only --gpus "$index" &&
+                measure "$r" cpu "$want" "$bin" count "$n" --device cpu || ended=no
+            if [ "$ended" = yes ] && [ -n "$baseline" ] && [ "$first" = yes ]; then
+                measure "$r" baseline "$want" "$baseline" "$n" "$depth" 64 e "$groups" || ended=no
             fi
+            [ "$ended" = yes ] || break
         done
+        if [ "$ended" = no ]; then
+            echo "| $n | a command ran past $limit s: N = $n and above not measured | | | | | | | |"
+            break
+        fi
         cell() { awk -v c="$1" -v k="$2" '$2 == c {print $k}' "$times" | summary; }
         row="| $n | $(cell gpu 3) | $(cell gpu 4) | $(cell gpu-only 3) | $(cell gpu-only 4) | $(cell cpu 3)"
         if grep -q ' baseline ' "$times"; then
