@@ -133,7 +133,7 @@ pub struct RaceOptions {
     /// Whether a CPU-emulated adapter (lavapipe) may race where the machine has no real GPU.
     pub software_gpu: bool,
     /// Counts the CPU is expected to finish sooner than this many seconds do not race
-    /// ([`RACE_MIN_SECONDS`] unless set).
+    /// (30 s unless set).
     pub min_seconds: f64,
     /// The side that counts the rest whatever the times (both still count their shard):
     /// `Cpu`, or `Gpu` (`GpuOnly` is taken as `Gpu`, `Auto` as none).

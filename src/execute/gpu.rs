@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 
 /// Items in a GPU's first dispatch: a million on a GPU (several times the lanes it runs at
 /// once), a few thousand on a CPU-emulated adapter. Later dispatches double while they take
-/// under [`FAST`] and halve past [`SLOW`]: short enough for Ctrl-C, progress, checkpoints and
-/// desktop GPU watchdogs on any adapter. They never hold fewer than [`fewest_items`].
+/// under [`FAST`] and halve past [`SLOW`], for Ctrl-C, progress and checkpoints, but never
+/// hold fewer than [`fewest_items`]: a dispatch that is long even then has long items, which
+/// only items of fewer rows would shorten ([`crate::gpu::items::item_rows`]).
 const FIRST_ITEMS: [usize; 2] = [1 << 20, 1 << 12];
 const MOST_ITEMS: usize = 1 << 23;
 const FAST: Duration = Duration::from_millis(50);
@@ -31,8 +32,9 @@ const ITEMS_PER_LANE: usize = 4;
 /// longest item, so halving it below a few items per lane only idles the GPU: on an H100 at
 /// N = 21 (262,144 lanes), dispatches of a million items counted 1.3e11 nodes a second, of
 /// 32,768 items 6.5e10, and of 1,024 items (where halving past [`SLOW`] ended) 8e8, each
-/// still taking 0.18 s. A CPU-emulated adapter runs its invocations a few at a time, so
-/// none idles there: its dispatches may shrink to a thousand items.
+/// still taking 0.18 s. (A million took 1.8 s there: an item of 14 rows took a lane about
+/// 0.3 s.) A CPU-emulated adapter runs its invocations a few at a time, so none idles
+/// there: its dispatches may shrink to a thousand items.
 fn fewest_items(software: bool, lanes: usize) -> usize {
     if software {
         1 << 10

@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// What to count, as asked for: validated by [`run`](crate::run()) before any work, then
-/// resolved ([`crate::resolved`]) against the board, the machine and its checkpoint.
+/// resolved against the board, the machine and its checkpoint.
 ///
 /// ```
 /// use nqueens::{run, CountOptions, Hooks, RunRequest, Shard};
