@@ -474,7 +474,7 @@ mod tests {
     #[test]
     fn dispatches_shrink_when_slow_but_never_leave_a_gpus_lanes_idle() {
         let slow = SLOW * 2;
-        // an H100's 4096 workgroups of 64: four items a lane, its first dispatch's million
+        // a real GPU's 4096 workgroups of 64: four items a lane, its first dispatch's million
         let fewest = fewest_items(false, 4096 * crate::gpu::WORKGROUP);
         assert_eq!(fewest, FIRST_ITEMS[0]);
         assert_eq!(next_items(FIRST_ITEMS[0], slow, fewest), FIRST_ITEMS[0]);
