@@ -5,12 +5,11 @@
 
 use crate::naive;
 use crate::oeis::known;
-use crate::util::{bin, merge_files, run, shard_record, write};
+use crate::util::{bin, merge_files, run, run_stopped, shard_record, write};
 use nqueens::{count, count_completions, CountOptions, DeviceChoice};
 use nqueens::{run as run_count, EngineChoice, Hooks, Part, RunRequest};
 use proptest::prelude::*;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The adapter the tests run on, or `None` (then they are skipped, unless CI asks for one).
 pub fn adapter(test: &str) -> Option<String> {
@@ -252,22 +251,7 @@ fn a_checkpoint_moves_between_devices() {
         checkpoint: Some(ck.clone()),
         ..RunRequest::new(17, options, None)
     };
-    let stop = AtomicBool::new(false);
-    let progress = |done: usize, _of: usize| {
-        if done >= 1 {
-            stop.store(true, Ordering::Relaxed);
-        }
-    };
-    let hooks = Hooks {
-        cancel: Some(&stop),
-        progress: Some(&progress),
-        ..Hooks::default()
-    };
-    let stopped = run_count(&request, &hooks);
-    assert!(
-        matches!(stopped, Err(nqueens::Error::Interrupted)),
-        "{stopped:?}"
-    );
+    run_stopped(&request, |done, _| done >= 1);
     let ck_arg = ck.display().to_string();
     let (code, out, err) = run(&[
         "count",

@@ -6,10 +6,9 @@
 
 use crate::gpu::adapter;
 use crate::oeis::known;
-use crate::util::{json, nqueens};
+use crate::util::{json, nqueens, run_stopped};
 use nqueens::{count, run, CountOptions, DeviceChoice, Hooks, RaceOptions, RunRequest, Shard};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Options under which every count races (on any adapter), won by `winner` when given.
 fn racing(winner: Option<DeviceChoice>) -> CountOptions {
@@ -137,22 +136,7 @@ fn a_checkpoint_taken_during_the_race_resumes_exactly_on_the_cpu() {
             checkpoint: Some(path.clone()),
             ..RunRequest::new(16, racing(Some(winner)), None)
         };
-        let stop = AtomicBool::new(false);
-        let progress = |done: usize, _of: usize| {
-            if done >= stop_at {
-                stop.store(true, Ordering::Relaxed);
-            }
-        };
-        let hooks = Hooks {
-            cancel: Some(&stop),
-            progress: Some(&progress),
-            ..Hooks::default()
-        };
-        let stopped = run(&request(DeviceChoice::Gpu), &hooks);
-        assert!(
-            matches!(stopped, Err(nqueens::Error::Interrupted)),
-            "{stopped:?}"
-        );
+        run_stopped(&request(DeviceChoice::Gpu), |done, _| done >= stop_at);
         let body = checkpoint_body(&path);
         assert_eq!(body["run"]["engine"], "quadrant");
         assert!(body.get("device_choice").is_none(), "{body}");
@@ -261,22 +245,9 @@ fn the_winners_calibration_shard_is_part_of_its_count_and_of_its_checkpoint() {
         ..RunRequest::new(n, racing(Some(DeviceChoice::Gpu)), None)
     };
     // stopped at the first subtask the GPUs' plan counts after the race
-    let stop = AtomicBool::new(false);
-    let progress = |done: usize, of: usize| {
-        if of == d4.len() && done > gpu_calibration {
-            stop.store(true, Ordering::Relaxed);
-        }
-    };
-    let hooks = Hooks {
-        cancel: Some(&stop),
-        progress: Some(&progress),
-        ..Hooks::default()
-    };
-    let stopped = run(&request, &hooks);
-    assert!(
-        matches!(stopped, Err(nqueens::Error::Interrupted)),
-        "{stopped:?}"
-    );
+    run_stopped(&request, |done, of| {
+        of == d4.len() && done > gpu_calibration
+    });
     // the checkpoint is the d4 plan's, holding the GPUs' calibration shard: ids 0, 100, ...
     let body = checkpoint_body(&path);
     assert_eq!(body["run"]["engine"], "d4");

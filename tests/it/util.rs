@@ -1,5 +1,6 @@
 //! What the tests share: the binary run and signalled, files written and edited, shard
-//! records made and merged, long counts started and waited for on events.
+//! records made and merged, long counts started and waited for on events, runs stopped by
+//! one.
 
 use serde_json::Value;
 use std::path::Path;
@@ -247,4 +248,26 @@ pub fn merge_files(files: &[String], extra: &[&str]) -> (i32, String, String) {
     args.extend(files.iter().cloned());
     args.extend(extra.iter().map(|s| s.to_string()));
     run_owned(&args)
+}
+
+/// Runs `request` until its progress report (finished, of) first satisfies `stop_when`, then
+/// stops it there: a stop on an event, whatever the speed of the device. Asserts that it was
+/// stopped (ended in `Error::Interrupted`).
+pub fn run_stopped(request: &nqueens::RunRequest, stop_when: impl Fn(usize, usize) -> bool + Sync) {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let progress = |done: usize, of: usize| {
+        if stop_when(done, of) {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    let hooks = nqueens::Hooks {
+        cancel: Some(&stop),
+        progress: Some(&progress),
+        ..nqueens::Hooks::default()
+    };
+    let stopped = nqueens::run(request, &hooks);
+    assert!(
+        matches!(stopped, Err(nqueens::Error::Interrupted)),
+        "{stopped:?}"
+    );
 }
