@@ -233,6 +233,14 @@ impl Signatures {
         s
     }
 
+    /// The pivots' diagonals, as one pattern.
+    pub(super) fn mask(&self) -> Pattern {
+        Pattern {
+            main: self.main,
+            anti: self.anti,
+        }
+    }
+
     /// How many signatures there can be: one past the largest.
     pub(super) fn groups(&self) -> usize {
         self.groups

@@ -367,23 +367,18 @@ impl Sieve {
                 theirs.map(|t| (t, bit))
             })
             .collect();
-        let mut pivot_mask = Pattern::default();
-        for &(d, _) in &pivots {
-            if d < 64 {
-                pivot_mask.main |= 1 << d;
-            } else {
-                pivot_mask.anti |= 1 << (d - 64);
-            }
-        }
+        let pivot_lookups = pivots.len().div_ceil(TABLE_BITS as usize);
+        let signature = Signatures::from_diagonals(pivots.into_iter());
+        let pivot_mask = signature.mask();
         let rest = Pattern {
             main: kept[0] & !pivot_mask.main,
             anti: kept[1] & !pivot_mask.anti,
         };
         self.seen = Seen {
-            pivot_lookups: pivots.len().div_ceil(TABLE_BITS as usize),
+            pivot_lookups,
             pivots: Gather::new(pivot_mask),
             rest: Gather::new(rest),
-            signature: Signatures::from_diagonals(pivots.into_iter()),
+            signature,
         };
     }
 
