@@ -16,35 +16,34 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Items in a GPU's first dispatch: a million on a GPU (several times the lanes it runs at
-/// once), a few thousand on a CPU-emulated adapter. Later dispatches double while they take
-/// under [`FAST`] and halve past [`SLOW`], for Ctrl-C, progress and checkpoints, but never
-/// hold fewer than [`fewest_items`]: a dispatch that is long even then has long items, which
-/// only items of fewer rows would shorten ([`crate::gpu::items::item_rows`]).
-const FIRST_ITEMS: [usize; 2] = [1 << 20, 1 << 12];
+/// How many items a dispatch holds. Later dispatches double while they take under [`FAST`]
+/// and halve past [`SLOW`], for Ctrl-C, progress and checkpoints, but never hold fewer than
+/// the adapter's fewest ([`dispatch_sizes`]): a dispatch that is long even then has long
+/// items, which only items of fewer rows would shorten ([`crate::gpu::items::item_rows`]).
 const MOST_ITEMS: usize = 1 << 23;
 const FAST: Duration = Duration::from_millis(50);
 const SLOW: Duration = Duration::from_millis(250);
-/// Items per lane a GPU's dispatch holds at least (see [`fewest_items`]).
+/// Items per lane a GPU's dispatch holds at least (see [`dispatch_sizes`]).
 const ITEMS_PER_LANE: usize = 4;
 
-/// The fewest items a dispatch on `gpu` holds. A dispatch lasts at least as long as its
-/// longest item, so halving it below a few items per lane only idles the GPU: on an H100 at
-/// N = 21 (262,144 lanes), dispatches of a million items counted 1.3e11 nodes a second, of
-/// 32,768 items 6.5e10, and of 1,024 items (where halving past [`SLOW`] ended) 8e8, each
-/// still taking 0.18 s. (A million took 1.8 s there: an item of 14 rows took a lane about
-/// 0.3 s.) A CPU-emulated adapter runs its invocations a few at a time, so none idles
-/// there: its dispatches may shrink to a thousand items.
-fn fewest_items(software: bool, lanes: usize) -> usize {
+/// The items of an adapter's first dispatch, and the fewest of any: on a GPU both four per
+/// lane (a million on an H100: 4,096 workgroups of 64). A dispatch lasts at least as long
+/// as its longest item, so halving it below a few items per lane only idles the GPU: on an
+/// H100 at N = 21 (262,144 lanes), dispatches of a million items counted 1.3e11 nodes a
+/// second, of 32,768 items 6.5e10, and of 1,024 items (where halving past [`SLOW`] ended)
+/// 8e8, each still taking 0.18 s. (A million took 1.8 s there: an item of 14 rows took a
+/// lane about 0.3 s.) A CPU-emulated adapter runs its invocations a few at a time, so none
+/// idles there: its dispatches start at a few thousand items and may shrink to a thousand.
+fn dispatch_sizes(software: bool, lanes: usize) -> (usize, usize) {
     if software {
-        1 << 10
+        (1 << 12, 1 << 10)
     } else {
-        ITEMS_PER_LANE * lanes
+        (ITEMS_PER_LANE * lanes, ITEMS_PER_LANE * lanes)
     }
 }
 
 /// The items of the dispatch after one of `items` that took `took`, by the rule of
-/// [`FIRST_ITEMS`], never fewer than `fewest`.
+/// [`MOST_ITEMS`], never fewer than `fewest`.
 fn next_items(items: usize, took: Duration, fewest: usize) -> usize {
     if took < FAST {
         (items * 2).min(MOST_ITEMS)
@@ -280,8 +279,7 @@ impl<'a> Feeder<'a> {
         let mut fed = Fed::default();
         let mut ledger = Ledger::default();
         let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
-        let mut target = FIRST_ITEMS[usize::from(self.gpu.is_software())];
-        let fewest = fewest_items(self.gpu.is_software(), self.gpu.lanes());
+        let (mut target, fewest) = dispatch_sizes(self.gpu.is_software(), self.gpu.lanes());
         let mut in_flight: Option<(Flight, Batch, Instant)> = None;
         let mut last_back = Instant::now();
         loop {
@@ -475,16 +473,13 @@ mod tests {
     fn dispatches_shrink_when_slow_but_never_leave_a_gpus_lanes_idle() {
         let slow = SLOW * 2;
         // a real GPU's 4096 workgroups of 64: four items a lane, its first dispatch's million
-        let fewest = fewest_items(false, 4096 * crate::gpu::WORKGROUP);
-        assert_eq!(fewest, FIRST_ITEMS[0]);
-        assert_eq!(next_items(FIRST_ITEMS[0], slow, fewest), FIRST_ITEMS[0]);
-        assert_eq!(
-            next_items(4 * FIRST_ITEMS[0], slow, fewest),
-            2 * FIRST_ITEMS[0]
-        );
+        let (first, fewest) = dispatch_sizes(false, 4096 * crate::gpu::WORKGROUP);
+        assert_eq!((first, fewest), (1 << 20, 1 << 20));
+        assert_eq!(next_items(first, slow, fewest), first);
+        assert_eq!(next_items(4 * first, slow, fewest), 2 * first);
         // a CPU-emulated adapter's shrink to a thousand
-        let soft = fewest_items(true, 64 * crate::gpu::WORKGROUP);
-        assert_eq!(next_items(FIRST_ITEMS[1], slow, soft), FIRST_ITEMS[1] / 2);
+        let (soft_first, soft) = dispatch_sizes(true, 64 * crate::gpu::WORKGROUP);
+        assert_eq!(next_items(soft_first, slow, soft), soft_first / 2);
         assert_eq!(next_items(soft, slow, soft), soft);
         // fast dispatches grow to the most, those in between stay
         assert_eq!(next_items(MOST_ITEMS / 2, FAST / 2, fewest), MOST_ITEMS);
