@@ -136,6 +136,9 @@ pub(crate) struct Features {
     pub bmi: bool,
     /// bmi2 (`pext`, which the quadrant engine's AVX2 pair loop packs bits with).
     pub bmi2: bool,
+    /// AVX-512's vector popcount on 256-bit vectors (VPOPCNTDQ with VL), which the
+    /// quadrant engine's AVX2 pair loop counts with where the CPU has it.
+    pub vector_popcount: bool,
 }
 
 /// This CPU's [`Features`].
@@ -151,6 +154,7 @@ pub(crate) fn features() -> Features {
                 avx512: popcnt && has!("avx512f"),
                 bmi: popcnt && has!("bmi1"),
                 bmi2: has!("bmi2"),
+                vector_popcount: has!("avx512f") && has!("avx512vl") && has!("avx512vpopcntdq"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

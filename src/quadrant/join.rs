@@ -20,9 +20,12 @@ pub fn pair_up(
     let room = &mut out.spare_capacity_mut()[..upper.len() * lower.len()];
     let kept = match pairs {
         PairKernel::Scalar => pair_up_body((region, upper), lower, avoid, room),
-        // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2 and popcnt.
+        // SAFETY: a `PairKernel::Avx2` (or `Avx2VectorPopcount`) is made only where the CPU
+        // has AVX2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 => unsafe { pair_up_avx2((region, upper), lower, avoid, room) },
+        PairKernel::Avx2 | PairKernel::Avx2VectorPopcount => unsafe {
+            pair_up_avx2((region, upper), lower, avoid, room)
+        },
     };
     // SAFETY: both loops wrote `room[..kept]`, which lies within the capacity reserved above.
     unsafe { out.set_len(out.len() + kept) };
