@@ -136,8 +136,8 @@ pub(crate) struct Features {
     pub bmi: bool,
     /// bmi2 (`pext`, which the quadrant engine's AVX2 pair loop packs bits with).
     pub bmi2: bool,
-    /// AVX-512's vector popcount on 256-bit vectors (VPOPCNTDQ with VL), which the
-    /// quadrant engine's AVX2 pair loop counts with where the CPU has it.
+    /// AVX-512 F, VL and VPOPCNTDQ, which the quadrant engine's AVX2 loops take up where the
+    /// CPU has them (a vector popcount on 256-bit vectors, compress on 512).
     pub vector_popcount: bool,
 }
 

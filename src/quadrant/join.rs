@@ -20,11 +20,14 @@ pub fn pair_up(
     let room = &mut out.spare_capacity_mut()[..upper.len() * lower.len()];
     let kept = match pairs {
         PairKernel::Scalar => pair_up_body((region, upper), lower, avoid, room),
-        // SAFETY: a `PairKernel::Avx2` (or `Avx2VectorPopcount`) is made only where the CPU
-        // has AVX2 and popcnt.
+        // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 | PairKernel::Avx2VectorPopcount => unsafe {
-            pair_up_avx2((region, upper), lower, avoid, room)
+        PairKernel::Avx2 => unsafe { pair_up_avx2((region, upper), lower, avoid, room) },
+        // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has AVX-512 F
+        // and VL besides.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2WithAvx512 => unsafe {
+            pair_up_avx512((region, upper), lower, avoid, room)
         },
     };
     // SAFETY: both loops wrote `room[..kept]`, which lies within the capacity reserved above.
@@ -66,6 +69,64 @@ fn pair_up_avx2(
                 let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
                 _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p, q));
                 kept += _mm_testz_si128(q, clash) as usize;
+            }
+        }
+        end += kept;
+    }
+    end
+}
+
+/// The same loop four pairs at a time on 512-bit registers: one `vptestmq` tests them, and
+/// `vpcompressq` packs the kept ones into a register stored whole (a compress into memory is
+/// slow on Zen 4). Paired against [`pair_up_avx2`] on Zen 5, `count 18 -t 1` took 0.95
+/// times as long.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512vl")]
+fn pair_up_avx512(
+    (region, upper): (Region, &[Packed]),
+    lower: &[Pattern],
+    avoid: Pattern,
+    room: &mut [MaybeUninit<Pattern>],
+) -> usize {
+    use std::arch::x86_64::*;
+    assert!(
+        room.len() >= upper.len() * lower.len(),
+        "room for every pair"
+    );
+    let avoid_v = _mm_set_epi64x(avoid.anti as i64, avoid.main as i64);
+    let fours = lower.len() / 4;
+    let mut end = 0;
+    for p in upper {
+        let p = p.unpack(region);
+        if !p.disjoint(avoid) {
+            continue;
+        }
+        let p1 = _mm_set_epi64x(p.anti as i64, p.main as i64);
+        let clash1 = _mm_or_si128(p1, avoid_v);
+        let pv = _mm512_broadcast_i32x4(p1);
+        let clash = _mm512_broadcast_i32x4(clash1);
+        let mut kept = 0usize;
+        // SAFETY: `Pattern` is `repr(C)`, two u64: four are one unaligned 512-bit load or
+        // store. Each store of four at `end + kept` (`kept` at most `4 i`) ends at most at
+        // `end + lower.len()`, within `room` (asserted above, `end` growing by at most
+        // `lower.len()` per pattern of `upper`); the rest one at a time as in `pair_up_avx2`.
+        unsafe {
+            let dst = room.as_mut_ptr().add(end);
+            let src = lower.as_ptr();
+            for i in 0..fours {
+                let q = _mm512_loadu_si512(src.add(4 * i).cast());
+                let hit = _mm512_test_epi64_mask(q, clash);
+                // a pair is kept where neither of its two words clashes
+                let free = !(hit | hit >> 1) & 0x55;
+                let keep = free | free << 1;
+                let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(q, pv));
+                _mm512_storeu_si512(dst.add(kept).cast(), out);
+                kept += free.count_ones() as usize;
+            }
+            for q in &lower[4 * fours..] {
+                let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
+                _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p1, q));
+                kept += _mm_testz_si128(q, clash1) as usize;
             }
         }
         end += kept;

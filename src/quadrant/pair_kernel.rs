@@ -7,7 +7,7 @@ use crate::kernel::{Kernel, KernelChoice};
 /// The quadrant engine's pair loops (the sieve's and the join's): its own kernels, chosen
 /// once per run. Made only by [`PairKernel::resolve`] (and [`PairKernel::available`]), which
 /// look at the CPU: [`PairKernel::Avx2`] exists only where the CPU has AVX2, and
-/// [`PairKernel::Avx2VectorPopcount`] only where it also has AVX-512's vector popcount.
+/// [`PairKernel::Avx2WithAvx512`] only where it also has AVX-512 F, VL and VPOPCNTDQ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PairKernel {
     /// The portable loops.
@@ -16,16 +16,18 @@ pub(crate) enum PairKernel {
     /// per pair in the join.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// The AVX2 loops with the sieve's popcounts taken by AVX-512's `vpopcntq` on the same
-    /// 256-bit vectors: one instruction where AVX2 takes seven (nibble lookups and sums).
+    /// The AVX2 loops with what AVX-512 adds to them: the sieve's popcounts by `vpopcntq` on
+    /// the same 256-bit vectors (one instruction where AVX2 takes seven), the join's kept
+    /// pairs packed four at a time by `vpcompressq`. Reported as `avx2`: the sieve keeps its
+    /// 256-bit blocks.
     #[cfg(target_arch = "x86_64")]
-    Avx2VectorPopcount,
+    Avx2WithAvx512,
 }
 
 impl PairKernel {
-    /// The loops `choice` asks for. There is no loop on AVX-512's 512-bit vectors (the
-    /// sieve's is bound by loads, not width), so `avx512` is refused rather than run as
-    /// something else; its vector popcount is taken up by the AVX2 loops.
+    /// The loops `choice` asks for. The sieve has no loop on AVX-512's 512-bit vectors (it
+    /// is bound by loads, not width), so `avx512` is refused rather than run as something
+    /// else; what AVX-512 adds, the AVX2 loops take up where the CPU has it.
     pub fn resolve(choice: KernelChoice) -> Result<PairKernel, Error> {
         let best = PairKernel::best();
         match choice {
@@ -63,7 +65,7 @@ impl PairKernel {
             if features.avx2 && features.bmi2 {
                 all.push(PairKernel::Avx2);
                 if features.vector_popcount {
-                    all.push(PairKernel::Avx2VectorPopcount);
+                    all.push(PairKernel::Avx2WithAvx512);
                 }
             }
         }
@@ -75,7 +77,7 @@ impl PairKernel {
         match self {
             PairKernel::Scalar => Kernel::Scalar,
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 | PairKernel::Avx2VectorPopcount => Kernel::Avx2,
+            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => Kernel::Avx2,
         }
     }
 }

@@ -387,12 +387,10 @@ impl Sieve {
     fn slice_on(&mut self, pairs: PairKernel, patterns: &[Pattern]) -> Result<(), TryReserveError> {
         match pairs {
             PairKernel::Scalar => self.slice(patterns),
-            // SAFETY: a `PairKernel::Avx2` (or `Avx2VectorPopcount`) is made only where the
+            // SAFETY: a `PairKernel::Avx2` (or `Avx2WithAvx512`) is made only where the
             // CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 | PairKernel::Avx2VectorPopcount => unsafe {
-                slice_avx2(self, patterns)
-            },
+            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe { slice_avx2(self, patterns) },
         }
     }
 
@@ -570,12 +568,10 @@ impl Sieve {
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2 => unsafe { count_avx2(self, others, stop) },
-            // SAFETY: a `PairKernel::Avx2VectorPopcount` is made only where the CPU has those
+            // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
             // and AVX-512F, VL and VPOPCNTDQ.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2VectorPopcount => unsafe {
-                count_avx2_vector_popcount(self, others, stop)
-            },
+            PairKernel::Avx2WithAvx512 => unsafe { count_avx2_with_avx512(self, others, stop) },
         }
     }
 }
@@ -607,7 +603,7 @@ fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u6
 /// vectors): paired against it on Zen 5, `count 18 -t 1` took 0.97 times as long.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq")]
-fn count_avx2_vector_popcount(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
+fn count_avx2_with_avx512(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
     use std::arch::x86_64::*;
     let pext = |x, mask| _pext_u64(x, mask);
     count_body(
@@ -640,10 +636,10 @@ fn sort_on(
             let signature_of = |p| signatures.signature(p);
             Signatures::sort(patterns, (signature_of, signatures.groups()), buffers)
         }
-        // SAFETY: a `PairKernel::Avx2` (or `Avx2VectorPopcount`) is made only where the CPU
+        // SAFETY: a `PairKernel::Avx2` (or `Avx2WithAvx512`) is made only where the CPU
         // has AVX2, BMI2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 | PairKernel::Avx2VectorPopcount => unsafe {
+        PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
             sort_avx2(signatures, patterns, buffers)
         },
     }
