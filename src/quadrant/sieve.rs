@@ -456,20 +456,18 @@ impl Sieve {
                     }
                 }
             }
-            // each lookup's subsets: the empty one, its diagonals' slices, and each other
-            // subset from the subset without its lowest diagonal and that diagonal
+            // each lookup's subsets, doubled a diagonal at a time: those holding diagonal
+            // `bit` are those below `1 << bit` with its slice added (bounds known when
+            // compiled, no branch: the loop by lowest bit took twice as long)
             let table = &mut self.data.as_mut_slice()[b * stride..][..stride];
             for (l, lookup) in table.chunks_exact_mut(TABLE_ENTRIES).enumerate() {
                 lookup[0] = Slice::default();
                 for bit in 0..TABLE_BITS as usize {
                     let d = l * TABLE_BITS as usize + bit;
-                    lookup[1 << bit] = Slice(slices.get(d).copied().unwrap_or_default());
-                }
-                for v in 3..TABLE_ENTRIES {
-                    let (rest, lowest) = (v & (v - 1), v & v.wrapping_neg());
-                    if rest != 0 {
-                        let (a, b) = (lookup[rest].0, lookup[lowest].0);
-                        lookup[v] = Slice(std::array::from_fn(|i| a[i] | b[i]));
+                    let slice = slices.get(d).copied().unwrap_or_default();
+                    let (below, above) = lookup.split_at_mut(1 << bit);
+                    for (to, from) in above[..1 << bit].iter_mut().zip(below.iter()) {
+                        *to = Slice(std::array::from_fn(|i| from.0[i] | slice[i]));
                     }
                 }
             }
