@@ -59,21 +59,39 @@ fn pair_up_avx2(
         }
         let p = _mm_set_epi64x(p.anti as i64, p.main as i64);
         let clash = _mm_or_si128(p, avoid_v);
-        let mut kept = 0;
-        // SAFETY: `Pattern` is `repr(C)`, two u64: one unaligned 128-bit load or store each.
-        // `end + kept` stays below `end + lower.len()`, at most `room.len()` (asserted above,
-        // with `end` growing by at most `lower.len()` per pattern of `upper`).
-        unsafe {
-            let dst = room.as_mut_ptr().add(end);
-            for q in lower {
-                let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
-                _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p, q));
-                kept += _mm_testz_si128(q, clash) as usize;
-            }
-        }
-        end += kept;
+        // SAFETY: `room[end..]` holds `lower.len()` more (asserted above, with `end` growing
+        // by at most `lower.len()` per pattern of `upper`).
+        end += unsafe { pair_each(p, clash, lower, room.as_mut_ptr().add(end)) };
     }
     end
+}
+
+/// Writes `p` ORed with each pattern of `lower` from `dst` on, moving past those that share
+/// no diagonal with `clash`; how many it kept. Inlined into loops compiled for AVX2.
+///
+/// # Safety
+///
+/// `dst` has room for `lower.len()` patterns, and the CPU has SSE4.1.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn pair_each(
+    p: std::arch::x86_64::__m128i,
+    clash: std::arch::x86_64::__m128i,
+    lower: &[Pattern],
+    dst: *mut MaybeUninit<Pattern>,
+) -> usize {
+    use std::arch::x86_64::*;
+    let mut kept = 0;
+    for q in lower {
+        // SAFETY: `Pattern` is `repr(C)`, two u64: one unaligned 128-bit load or store each,
+        // the store below `dst + lower.len()` (`kept` is at most the patterns passed).
+        unsafe {
+            let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
+            _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p, q));
+            kept += _mm_testz_si128(q, clash) as usize;
+        }
+    }
+    kept
 }
 
 /// The same loop four pairs at a time on 512-bit registers: one `vptestmq` tests them, and
@@ -109,7 +127,7 @@ fn pair_up_avx512(
         // SAFETY: `Pattern` is `repr(C)`, two u64: four are one unaligned 512-bit load or
         // store. Each store of four at `end + kept` (`kept` at most `4 i`) ends at most at
         // `end + lower.len()`, within `room` (asserted above, `end` growing by at most
-        // `lower.len()` per pattern of `upper`); the rest one at a time as in `pair_up_avx2`.
+        // `lower.len()` per pattern of `upper`); the rest one at a time, after them.
         unsafe {
             let dst = room.as_mut_ptr().add(end);
             let src = lower.as_ptr();
@@ -123,11 +141,7 @@ fn pair_up_avx512(
                 _mm512_storeu_si512(dst.add(kept).cast(), out);
                 kept += free.count_ones() as usize;
             }
-            for q in &lower[4 * fours..] {
-                let q = _mm_loadu_si128(std::ptr::from_ref(q).cast());
-                _mm_storeu_si128(dst.add(kept).cast(), _mm_or_si128(p1, q));
-                kept += _mm_testz_si128(q, clash1) as usize;
-            }
+            kept += pair_each(p1, clash1, &lower[4 * fours..], dst.add(kept));
         }
         end += kept;
     }

@@ -586,14 +586,29 @@ fn slice_avx2(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveE
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
-    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
+    count_by_pext(sieve, others, stop, add_popcounts)
+}
+
+/// [`count_body`] with a pattern's seen diagonals packed and its signature gathered by
+/// `pext`, the clashes' popcounts added up by `add`: the body of the loops built for BMI2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn count_by_pext(
+    sieve: &Sieve,
+    others: &[Pattern],
+    stop: &AtomicBool,
+    add: impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+) -> Option<u64> {
+    // SAFETY: inlined only into loops compiled for BMI2, which are made only where the CPU
+    // has it (`PairKernel`).
+    let pext = |x, mask| unsafe { std::arch::x86_64::_pext_u64(x, mask) };
     count_body(
         sieve,
         others,
         stop,
         |part, p| part.gather(p, pext),
         |signatures, p| signatures.signature_by(p, pext),
-        add_popcounts,
+        add,
     )
 }
 
@@ -603,23 +618,15 @@ fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u6
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq")]
 fn count_avx2_with_avx512(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
     use std::arch::x86_64::*;
-    let pext = |x, mask| _pext_u64(x, mask);
-    count_body(
-        sieve,
-        others,
-        stop,
-        |part, p| part.gather(p, pext),
-        |signatures, p| signatures.signature_by(p, pext),
-        |counts, clash| {
-            // SAFETY: each points to four u64, read and written unaligned.
-            let mut sums = unsafe { _mm256_loadu_si256(counts.as_ptr().cast()) };
-            for c in clash {
-                let c = unsafe { _mm256_loadu_si256(c.as_ptr().cast()) };
-                sums = _mm256_add_epi64(sums, _mm256_popcnt_epi64(c));
-            }
-            unsafe { _mm256_storeu_si256(counts.as_mut_ptr().cast(), sums) };
-        },
-    )
+    count_by_pext(sieve, others, stop, |counts, clash| {
+        // SAFETY: each points to four u64, read and written unaligned.
+        let mut sums = unsafe { _mm256_loadu_si256(counts.as_ptr().cast()) };
+        for c in clash {
+            let c = unsafe { _mm256_loadu_si256(c.as_ptr().cast()) };
+            sums = _mm256_add_epi64(sums, _mm256_popcnt_epi64(c));
+        }
+        unsafe { _mm256_storeu_si256(counts.as_mut_ptr().cast(), sums) };
+    })
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2).
