@@ -138,7 +138,7 @@ pub(crate) struct Features {
     pub bmi2: bool,
     /// AVX-512 F, VL and VPOPCNTDQ, which the quadrant engine's AVX2 loops take up where the
     /// CPU has them (a vector popcount on 256-bit vectors, compress on 512).
-    pub vector_popcount: bool,
+    pub avx512_vl_vpopcnt: bool,
 }
 
 /// This CPU's [`Features`].
@@ -154,7 +154,7 @@ pub(crate) fn features() -> Features {
                 avx512: popcnt && has!("avx512f"),
                 bmi: popcnt && has!("bmi1"),
                 bmi2: has!("bmi2"),
-                vector_popcount: has!("avx512f") && has!("avx512vl") && has!("avx512vpopcntdq"),
+                avx512_vl_vpopcnt: has!("avx512f") && has!("avx512vl") && has!("avx512vpopcntdq"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

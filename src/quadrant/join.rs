@@ -39,6 +39,42 @@ pub fn pair_up(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn pair_up_avx2(
+    upper: (Region, &[Packed]),
+    lower: &[Pattern],
+    avoid: Pattern,
+    room: &mut [MaybeUninit<Pattern>],
+) -> usize {
+    // SAFETY: compiled for AVX2, which has SSE4.1.
+    unsafe { pair_up_simd::<false>(upper, lower, avoid, room) }
+}
+
+/// The same loop four pairs at a time on 512-bit registers: one `vptestmq` tests them, and
+/// `vpcompressq` packs the kept ones into a register stored whole (a compress into memory is
+/// slow on Zen 4). Paired against [`pair_up_avx2`] on Zen 5, `count 18 -t 1` took 0.95
+/// times as long.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512vl")]
+fn pair_up_avx512(
+    upper: (Region, &[Packed]),
+    lower: &[Pattern],
+    avoid: Pattern,
+    room: &mut [MaybeUninit<Pattern>],
+) -> usize {
+    // SAFETY: compiled for AVX-512 F and VL.
+    unsafe { pair_up_simd::<true>(upper, lower, avoid, room) }
+}
+
+/// The vector joins' loop: each placement of `upper` against `lower` one pair at a time
+/// (128-bit registers), or (`FOURS`) four at a time and the last few one at a time. Plain
+/// loops, inlined into each build, no closures: a closure here was not inlined, and the
+/// join ran 2x slower.
+///
+/// # Safety
+///
+/// The CPU has SSE4.1, and AVX-512 F and VL for `FOURS`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn pair_up_simd<const FOURS: bool>(
     (region, upper): (Region, &[Packed]),
     lower: &[Pattern],
     avoid: Pattern,
@@ -49,25 +85,51 @@ fn pair_up_avx2(
         room.len() >= upper.len() * lower.len(),
         "room for every pair"
     );
-    // plain loops, no closures: a closure here was not inlined, and the join ran 2x slower
-    let avoid_v = _mm_set_epi64x(avoid.anti as i64, avoid.main as i64);
+    // SAFETY: SSE2 is every x86-64's.
+    let avoid_v = unsafe { _mm_set_epi64x(avoid.anti as i64, avoid.main as i64) };
+    let fours = if FOURS { lower.len() / 4 } else { 0 };
     let mut end = 0;
     for p in upper {
         let p = p.unpack(region);
         if !p.disjoint(avoid) {
             continue;
         }
-        let p = _mm_set_epi64x(p.anti as i64, p.main as i64);
-        let clash = _mm_or_si128(p, avoid_v);
-        // SAFETY: `room[end..]` holds `lower.len()` more (asserted above, with `end` growing
-        // by at most `lower.len()` per pattern of `upper`).
-        end += unsafe { pair_each(p, clash, lower, room.as_mut_ptr().add(end)) };
+        // SAFETY: as above.
+        let (p, clash) = unsafe {
+            let p = _mm_set_epi64x(p.anti as i64, p.main as i64);
+            (p, _mm_or_si128(p, avoid_v))
+        };
+        let mut kept = 0usize;
+        // SAFETY: `Pattern` is `repr(C)`, two u64: four are one unaligned 512-bit load or
+        // store. Each store of four at `end + kept` (`kept` at most `4 i`) ends at most at
+        // `end + lower.len()`, within `room` (asserted above, `end` growing by at most
+        // `lower.len()` per pattern of `upper`); the rest one at a time, after them. The
+        // instructions are the CPU's (the caller's promise).
+        unsafe {
+            let dst = room.as_mut_ptr().add(end);
+            if FOURS {
+                let (pv, clash_v) = (_mm512_broadcast_i32x4(p), _mm512_broadcast_i32x4(clash));
+                let src = lower.as_ptr();
+                for i in 0..fours {
+                    let q = _mm512_loadu_si512(src.add(4 * i).cast());
+                    let hit = _mm512_test_epi64_mask(q, clash_v);
+                    // a pair is kept where neither of its two words clashes
+                    let free = !(hit | hit >> 1) & 0x55;
+                    let keep = free | free << 1;
+                    let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(q, pv));
+                    _mm512_storeu_si512(dst.add(kept).cast(), out);
+                    kept += free.count_ones() as usize;
+                }
+            }
+            kept += pair_each(p, clash, &lower[4 * fours..], dst.add(kept));
+        }
+        end += kept;
     }
     end
 }
 
 /// Writes `p` ORed with each pattern of `lower` from `dst` on, moving past those that share
-/// no diagonal with `clash`; how many it kept. Inlined into loops compiled for AVX2.
+/// no diagonal with `clash`; how many it kept.
 ///
 /// # Safety
 ///
@@ -92,60 +154,6 @@ unsafe fn pair_each(
         }
     }
     kept
-}
-
-/// The same loop four pairs at a time on 512-bit registers: one `vptestmq` tests them, and
-/// `vpcompressq` packs the kept ones into a register stored whole (a compress into memory is
-/// slow on Zen 4). Paired against [`pair_up_avx2`] on Zen 5, `count 18 -t 1` took 0.95
-/// times as long.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512vl")]
-fn pair_up_avx512(
-    (region, upper): (Region, &[Packed]),
-    lower: &[Pattern],
-    avoid: Pattern,
-    room: &mut [MaybeUninit<Pattern>],
-) -> usize {
-    use std::arch::x86_64::*;
-    assert!(
-        room.len() >= upper.len() * lower.len(),
-        "room for every pair"
-    );
-    let avoid_v = _mm_set_epi64x(avoid.anti as i64, avoid.main as i64);
-    let fours = lower.len() / 4;
-    let mut end = 0;
-    for p in upper {
-        let p = p.unpack(region);
-        if !p.disjoint(avoid) {
-            continue;
-        }
-        let p1 = _mm_set_epi64x(p.anti as i64, p.main as i64);
-        let clash1 = _mm_or_si128(p1, avoid_v);
-        let pv = _mm512_broadcast_i32x4(p1);
-        let clash = _mm512_broadcast_i32x4(clash1);
-        let mut kept = 0usize;
-        // SAFETY: `Pattern` is `repr(C)`, two u64: four are one unaligned 512-bit load or
-        // store. Each store of four at `end + kept` (`kept` at most `4 i`) ends at most at
-        // `end + lower.len()`, within `room` (asserted above, `end` growing by at most
-        // `lower.len()` per pattern of `upper`); the rest one at a time, after them.
-        unsafe {
-            let dst = room.as_mut_ptr().add(end);
-            let src = lower.as_ptr();
-            for i in 0..fours {
-                let q = _mm512_loadu_si512(src.add(4 * i).cast());
-                let hit = _mm512_test_epi64_mask(q, clash);
-                // a pair is kept where neither of its two words clashes
-                let free = !(hit | hit >> 1) & 0x55;
-                let keep = free | free << 1;
-                let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(q, pv));
-                _mm512_storeu_si512(dst.add(kept).cast(), out);
-                kept += free.count_ones() as usize;
-            }
-            kept += pair_each(p1, clash1, &lower[4 * fours..], dst.add(kept));
-        }
-        end += kept;
-    }
-    end
 }
 
 /// Returns how many it wrote, at the front of `room`.

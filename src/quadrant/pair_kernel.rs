@@ -64,7 +64,7 @@ impl PairKernel {
             let features = crate::kernel::features();
             if features.avx2 && features.bmi2 {
                 all.push(PairKernel::Avx2);
-                if features.vector_popcount {
+                if features.avx512_vl_vpopcnt {
                     all.push(PairKernel::Avx2WithAvx512);
                 }
             }
