@@ -11,6 +11,9 @@ use std::collections::TryReserveError;
 /// the sieve whole, which a run of one signature reads once per block.
 pub(super) const PIVOTS: usize = 10;
 
+/// Stretches of a side sorted side by side (see [`Signatures::sort`]).
+const STREAMS: usize = 4;
+
 /// Patterns sampled per side to choose the pivots.
 const PIVOT_SAMPLE: usize = 128;
 
@@ -141,8 +144,9 @@ pub(super) struct Signatures {
     anti: u64,
     /// How many pivots `main` holds: the anti-diagonals' gathered bits follow them.
     main_count: u32,
-    /// The signature that each value of the gathered bits gives.
-    gathered: Vec<Signature>,
+    /// The signature that each value of the gathered bits gives (indexed through a mask of
+    /// [`PIVOTS`] bits: no bounds check).
+    gathered: Box<[Signature; 1 << PIVOTS]>,
     /// One past the largest signature.
     groups: usize,
 }
@@ -163,7 +167,7 @@ impl Signatures {
             main: 0,
             anti: 0,
             main_count: 0,
-            gathered: Vec::new(),
+            gathered: Box::new([0; 1 << PIVOTS]),
             groups: 1,
         };
         let mut pivots = [(0usize, 0); PIVOTS];
@@ -207,7 +211,6 @@ impl Signatures {
             bit_of[gathered_bit(d) as usize] = bit;
         }
         // each value's signature: that of the value without its lowest bit, and that bit's
-        table.gathered = vec![0; 1 << count];
         for value in 1..1usize << count {
             let rest = table.gathered[value & (value - 1)];
             table.gathered[value] = rest | bit_of[value.trailing_zeros() as usize];
@@ -220,7 +223,7 @@ impl Signatures {
     #[inline(always)]
     pub(super) fn signature_by(&self, p: Pattern, extract: impl Fn(u64, u64) -> u64) -> Signature {
         let gathered = extract(p.main, self.main) | extract(p.anti, self.anti) << self.main_count;
-        self.gathered[gathered as usize]
+        self.gathered[gathered as usize & ((1 << PIVOTS) - 1)]
     }
 
     #[inline(always)]
@@ -259,26 +262,53 @@ impl Signatures {
         signatures.clear();
         signatures.try_reserve(patterns.len())?;
         signatures.extend(patterns.iter().map(|&p| signature_of(p)));
+        // the patterns in STREAMS stretches, each with its own counters, interleaved: joined
+        // patterns come in runs of one signature, and one counter bumped again and again
+        // waits on its own last store
+        let stretch = patterns.len() / STREAMS;
+        // indexed by a signature masked to its bits: no bounds check
+        let mut next = [[0u32; STREAMS]; 1 << PIVOTS];
+        let slot = |s: Signature| usize::from(s) & ((1 << PIVOTS) - 1);
+        let (heads, tail) = signatures.split_at(stretch * STREAMS);
+        let heads: [&[Signature]; STREAMS] =
+            std::array::from_fn(|k| &heads[k * stretch..][..stretch]);
+        for i in 0..stretch {
+            for (k, head) in heads.iter().enumerate() {
+                next[slot(head[i])][k] += 1;
+            }
+        }
+        for &s in tail {
+            next[slot(s)][STREAMS - 1] += 1;
+        }
+        // each stream's counter becomes where its next pattern of that signature goes
         start.clear();
         start.try_reserve(groups + 1)?;
-        start.resize(groups + 1, 0);
-        for &s in signatures.iter() {
-            start[usize::from(s) + 1] += 1;
+        let mut at = 0u32;
+        for counters in next[..groups].iter_mut() {
+            start.push(at as usize);
+            for counter in counters.iter_mut() {
+                (*counter, at) = (at, at + *counter);
+            }
         }
-        for g in 0..groups {
-            start[g + 1] += start[g];
-        }
+        start.push(patterns.len());
         sorted.clear();
         sorted.try_reserve(patterns.len())?;
         sorted.resize(patterns.len(), Pattern::default());
-        // each group's next place, which ends where the next group starts: moved back after
-        for (&p, &s) in patterns.iter().zip(signatures.iter()) {
-            let at = &mut start[usize::from(s)];
-            sorted[*at] = p;
+        let (head_patterns, tail_patterns) = patterns.split_at(stretch * STREAMS);
+        let head_patterns: [&[Pattern]; STREAMS] =
+            std::array::from_fn(|k| &head_patterns[k * stretch..][..stretch]);
+        for i in 0..stretch {
+            for k in 0..STREAMS {
+                let at = &mut next[slot(heads[k][i])][k];
+                sorted[*at as usize] = head_patterns[k][i];
+                *at += 1;
+            }
+        }
+        for (&p, &s) in tail_patterns.iter().zip(tail) {
+            let at = &mut next[slot(s)][STREAMS - 1];
+            sorted[*at as usize] = p;
             *at += 1;
         }
-        start.copy_within(..groups, 1);
-        start[0] = 0;
         Ok(())
     }
 }
