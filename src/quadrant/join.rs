@@ -112,13 +112,15 @@ unsafe fn pair_up_simd<const FOURS: bool>(
                 let src = lower.as_ptr();
                 for i in 0..fours {
                     let q = _mm512_loadu_si512(src.add(4 * i).cast());
-                    let hit = _mm512_test_epi64_mask(q, clash_v);
-                    // a pair is kept where neither of its two words clashes
-                    let free = !(hit | hit >> 1) & 0x55;
-                    let keep = free | free << 1;
+                    // a pair is kept where neither of its two words clashes: each word's
+                    // clashes ORed with its neighbour's in the register, so both words of a
+                    // kept pair are free (a mask shuffled in general registers took longer)
+                    let hit = _mm512_and_si512(q, clash_v);
+                    let hit = _mm512_or_si512(hit, _mm512_shuffle_epi32::<_MM_PERM_BADC>(hit));
+                    let keep = _mm512_testn_epi64_mask(hit, hit);
                     let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(q, pv));
                     _mm512_storeu_si512(dst.add(kept).cast(), out);
-                    kept += free.count_ones() as usize;
+                    kept += (keep.count_ones() / 2) as usize;
                 }
             }
             kept += pair_each(p, clash, &lower[4 * fours..], dst.add(kept));
