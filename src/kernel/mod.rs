@@ -136,9 +136,10 @@ pub(crate) struct Features {
     pub bmi: bool,
     /// bmi2 (`pext`, which the quadrant engine's AVX2 pair loop packs bits with).
     pub bmi2: bool,
-    /// AVX-512 F, VL and VPOPCNTDQ, which the quadrant engine's AVX2 loops take up where the
-    /// CPU has them (a vector popcount on 256-bit vectors, compress on 512).
-    pub avx512_vl_vpopcnt: bool,
+    /// AVX-512 as Intel from Ice Lake and AMD from Zen 4 have it (F, VL, BW, VBMI and
+    /// VPOPCNTDQ, with GFNI), which the quadrant engine's AVX2 loops take up where the CPU
+    /// has it (a vector popcount on 256-bit vectors, compress on 512, bit transposes by GFNI).
+    pub avx512_ice_lake: bool,
 }
 
 /// This CPU's [`Features`].
@@ -154,7 +155,12 @@ pub(crate) fn features() -> Features {
                 avx512: popcnt && has!("avx512f"),
                 bmi: popcnt && has!("bmi1"),
                 bmi2: has!("bmi2"),
-                avx512_vl_vpopcnt: has!("avx512f") && has!("avx512vl") && has!("avx512vpopcntdq"),
+                avx512_ice_lake: has!("avx512f")
+                    && has!("avx512vl")
+                    && has!("avx512vpopcntdq")
+                    && has!("avx512bw")
+                    && has!("avx512vbmi")
+                    && has!("gfni"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

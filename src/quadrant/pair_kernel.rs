@@ -7,7 +7,8 @@ use crate::kernel::{Kernel, KernelChoice};
 /// The quadrant engine's pair loops (the sieve's and the join's): its own kernels, chosen
 /// once per run. Made only by [`PairKernel::resolve`] (and [`PairKernel::available`]), which
 /// look at the CPU: [`PairKernel::Avx2`] exists only where the CPU has AVX2, and
-/// [`PairKernel::Avx2WithAvx512`] only where it also has AVX-512 F, VL and VPOPCNTDQ.
+/// [`PairKernel::Avx2WithAvx512`] only where it also has AVX-512 F, VL, BW, VBMI and
+/// VPOPCNTDQ, and GFNI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PairKernel {
     /// The portable loops.
@@ -18,8 +19,8 @@ pub(crate) enum PairKernel {
     Avx2,
     /// The AVX2 loops with what AVX-512 adds to them: the sieve's popcounts by `vpopcntq` on
     /// the same 256-bit vectors (one instruction where AVX2 takes seven), the join's kept
-    /// pairs packed four at a time by `vpcompressq`. Reported as `avx2`: the sieve keeps its
-    /// 256-bit blocks.
+    /// pairs packed four at a time by `vpcompressq`, the slicing's bit transposes by GFNI.
+    /// Reported as `avx2`: the sieve keeps its 256-bit blocks.
     #[cfg(target_arch = "x86_64")]
     Avx2WithAvx512,
 }
@@ -64,7 +65,7 @@ impl PairKernel {
             let features = crate::kernel::features();
             if features.avx2 && features.bmi2 {
                 all.push(PairKernel::Avx2);
-                if features.avx512_vl_vpopcnt {
+                if features.avx512_ice_lake {
                     all.push(PairKernel::Avx2WithAvx512);
                 }
             }
