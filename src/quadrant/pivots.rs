@@ -252,16 +252,21 @@ impl Signatures {
     /// Copies `patterns` into `sorted` in increasing signature, as `signature_of` computes
     /// it ([`Signatures::signature`] or [`Signatures::signature_by`]) among `groups`;
     /// signature `s`'s patterns end up at `sorted[start[s]..start[s + 1]]` (a counting sort;
-    /// `signatures` and `start` are buffers, sized here).
+    /// `signatures` and `start` are buffers, sized here). Returns the union of the patterns'
+    /// diagonals, taken on the way (a pass of its own cost 1 %).
     #[inline(always)]
     pub(super) fn sort(
         patterns: &[Pattern],
         (signature_of, groups): (impl Fn(Pattern) -> Signature, usize),
         (sorted, signatures, start): SortBuffers,
-    ) -> Result<(), TryReserveError> {
+    ) -> Result<Pattern, TryReserveError> {
         signatures.clear();
         signatures.try_reserve(patterns.len())?;
-        signatures.extend(patterns.iter().map(|&p| signature_of(p)));
+        let mut union = Pattern::default();
+        signatures.extend(patterns.iter().map(|&p| {
+            union = union.with(p);
+            signature_of(p)
+        }));
         // the patterns in STREAMS stretches, each with its own counters, interleaved: joined
         // patterns come in runs of one signature, and one counter bumped again and again
         // waits on its own last store
@@ -291,8 +296,10 @@ impl Signatures {
             }
         }
         start.push(patterns.len());
-        sorted.clear();
-        sorted.try_reserve(patterns.len())?;
+        // every place is written below: only what the buffer grows by is zeroed first (a
+        // memset of the whole was 1 % of `count 18`)
+        sorted.truncate(patterns.len());
+        sorted.try_reserve(patterns.len() - sorted.len())?;
         sorted.resize(patterns.len(), Pattern::default());
         let (head_patterns, tail_patterns) = patterns.split_at(stretch * STREAMS);
         let head_patterns: [&[Pattern]; STREAMS] =
@@ -309,7 +316,7 @@ impl Signatures {
             sorted[*at as usize] = p;
             *at += 1;
         }
-        Ok(())
+        Ok(union)
     }
 }
 

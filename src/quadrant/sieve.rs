@@ -389,26 +389,28 @@ impl Sieve {
         }
         .min(PIVOTS);
         self.pivots = Pivots::choose(count, patterns, (others, others_shift));
-        (self.main, self.anti) = patterns
-            .iter()
-            .fold((0, 0), |(m, a), p| (m | p.main, a | p.anti));
-        self.see_from_others();
         let mut start = std::mem::take(&mut self.start);
-        if self.pivots.count == 0 {
-            self.slice_on(pairs, patterns)?;
+        let union = if self.pivots.count == 0 {
             start.clear();
             start.extend([0, patterns.len()]);
+            patterns.iter().fold(Pattern::default(), |u, &p| u.with(p))
         } else {
-            let mut sorted = std::mem::take(&mut self.sorted);
             let mut signatures = std::mem::take(&mut self.signatures);
             let grouped = sort_on(
                 pairs,
                 &Signatures::new(&self.pivots),
                 patterns,
-                (&mut sorted, &mut signatures, &mut start),
+                (&mut self.sorted, &mut signatures, &mut start),
             );
             self.signatures = signatures;
-            grouped?;
+            grouped?
+        };
+        (self.main, self.anti) = (union.main, union.anti);
+        self.see_from_others();
+        if self.pivots.count == 0 {
+            self.slice_on(pairs, patterns)?;
+        } else {
+            let sorted = std::mem::take(&mut self.sorted);
             let sliced = self.slice_on(pairs, &sorted);
             self.sorted = sorted;
             sliced?;
@@ -736,7 +738,7 @@ fn sort_on(
     signatures: &Signatures,
     patterns: &[Pattern],
     buffers: SortBuffers,
-) -> Result<(), TryReserveError> {
+) -> Result<Pattern, TryReserveError> {
     match pairs {
         PairKernel::Scalar => {
             let signature_of = |p| signatures.signature(p);
@@ -758,7 +760,7 @@ fn sort_avx2(
     signatures: &Signatures,
     patterns: &[Pattern],
     buffers: SortBuffers,
-) -> Result<(), TryReserveError> {
+) -> Result<Pattern, TryReserveError> {
     let signature_of = |p| signatures.signature_by(p, |x, m| std::arch::x86_64::_pext_u64(x, m));
     Signatures::sort(patterns, (signature_of, signatures.groups()), buffers)
 }
