@@ -274,6 +274,9 @@ const NO_DIAGONAL: u8 = u8::MAX;
 /// block costs one read per `TABLE_BITS` seen diagonals, whichever the pattern occupies.
 const TABLE_BITS: u32 = 5;
 
+/// Most lookups a block has (one per `TABLE_BITS` dense bits).
+const MOST_LOOKUPS: usize = MOST_DENSE_BITS.div_ceil(TABLE_BITS as usize);
+
 /// Entries of one lookup: every subset of `TABLE_BITS` diagonals.
 const TABLE_ENTRIES: usize = 1 << TABLE_BITS;
 
@@ -648,14 +651,8 @@ impl Sieve {
         match pairs {
             PairKernel::Scalar => {
                 let sign = |s: &Signatures, p| s.signature(p);
-                count_body(
-                    self,
-                    others,
-                    stop,
-                    Gather::gather_by_lookups,
-                    sign,
-                    add_popcounts,
-                )
+                let loops = (Gather::gather_by_lookups, sign, add_popcounts, fill_every);
+                count_body::<false>(self, others, stop, loops)
             }
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
@@ -689,30 +686,28 @@ fn slice_avx512(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserv
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 fn count_avx2(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
-    count_by_pext(sieve, others, stop, add_popcounts)
+    count_by_pext::<false>(sieve, others, stop, (add_popcounts, fill_every))
 }
 
 /// [`count_body`] with a pattern's seen diagonals packed and its signature gathered by
 /// `pext`, the clashes' popcounts added up by `add`: the body of the loops built for BMI2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn count_by_pext(
+fn count_by_pext<const COMPACT: bool>(
     sieve: &Sieve,
     others: &[Pattern],
     stop: &AtomicBool,
-    add: impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+    (add, fill_rest): (
+        impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+        impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+    ),
 ) -> Option<u64> {
     // SAFETY: inlined only into loops compiled for BMI2, which are made only where the CPU
     // has it (`PairKernel`).
     let pext = |x, mask| unsafe { std::arch::x86_64::_pext_u64(x, mask) };
-    count_body(
-        sieve,
-        others,
-        stop,
-        |part, p| part.gather(p, pext),
-        |signatures, p| signatures.signature_by(p, pext),
-        add,
-    )
+    let pack = |part: &Gather, p| part.gather(p, pext);
+    let sign = |signatures: &Signatures, p| signatures.signature_by(p, pext);
+    count_body::<COMPACT>(sieve, others, stop, (pack, sign, add, fill_rest))
 }
 
 /// [`count_avx2`] with the popcounts taken by `vpopcntq` (AVX-512 VPOPCNTDQ on 256-bit
@@ -721,7 +716,7 @@ fn count_by_pext(
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq")]
 fn count_avx2_with_avx512(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
     use std::arch::x86_64::*;
-    count_by_pext(sieve, others, stop, |counts, clash| {
+    let add = |counts: &mut [u64; 4], clash: &[[u64; 4]]| {
         // SAFETY: each points to four u64, read and written unaligned.
         let mut sums = unsafe { _mm256_loadu_si256(counts.as_ptr().cast()) };
         for c in clash {
@@ -729,7 +724,12 @@ fn count_avx2_with_avx512(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) 
             sums = _mm256_add_epi64(sums, _mm256_popcnt_epi64(c));
         }
         unsafe { _mm256_storeu_si256(counts.as_mut_ptr().cast(), sums) };
-    })
+    };
+    // SAFETY: compiled for AVX-512 F.
+    let fill = |dense, first, own, entries: &mut [u32]| unsafe {
+        fill_occupied_avx512(dense, first, own, entries)
+    };
+    count_by_pext::<true>(sieve, others, stop, (add, fill))
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2).
@@ -765,21 +765,98 @@ fn sort_avx2(
     Signatures::sort(patterns, (signature_of, signatures.groups()), buffers)
 }
 
+/// The counting loop's steps: packing a pattern's seen diagonals, its signature, adding up
+/// the clashes' popcounts, and filling a pattern's own entries from its dense word (one
+/// word), which returns how many it wrote at the front: those of every lookup, or
+/// (`COMPACT`) only those of the lookups the pattern occupies.
 #[inline(always)]
-fn count_body(
+fn count_body<const COMPACT: bool>(
     sieve: &Sieve,
     others: &[Pattern],
     stop: &AtomicBool,
-    pack: impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
-    sign: impl Fn(&Signatures, Pattern) -> Signature + Copy,
-    add: impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+    loops: (
+        impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
+        impl Fn(&Signatures, Pattern) -> Signature + Copy,
+        impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+        impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+    ),
 ) -> Option<u64> {
-    let loops = (pack, sign, add);
     match (sieve.pivots.count > 0, sieve.seen.rest.len() <= 64) {
-        (false, true) => count_pairs::<false, true>(sieve, others, stop, loops),
-        (false, false) => count_pairs::<false, false>(sieve, others, stop, loops),
-        (true, true) => count_pairs::<true, true>(sieve, others, stop, loops),
-        (true, false) => count_pairs::<true, false>(sieve, others, stop, loops),
+        (false, true) => count_pairs::<false, true, COMPACT>(sieve, others, stop, loops),
+        (false, false) => count_pairs::<false, false, COMPACT>(sieve, others, stop, loops),
+        (true, true) => count_pairs::<true, true, COMPACT>(sieve, others, stop, loops),
+        (true, false) => count_pairs::<true, false, COMPACT>(sieve, others, stop, loops),
+    }
+}
+
+/// A pattern's entries for every one of its `own` lookups from `first` on.
+#[inline(always)]
+fn fill_every(dense: u64, first: usize, own: usize, entries: &mut [u32]) -> usize {
+    fill_entries(dense, first, &mut entries[..own]);
+    own
+}
+
+/// [`fill_every`] keeping only the entries of the lookups where the pattern occupies a
+/// diagonal (about 40 % of them are empty: reading an empty subset's entry changes nothing),
+/// packed at the front by `vpcompressd` in a register, stored whole: `entries` has room for
+/// 16, and at most 16 lookups are asked for (`own`: one word holds 64 dense bits).
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn fill_occupied_avx512(dense: u64, first: usize, own: usize, entries: &mut [u32]) -> usize {
+    use std::arch::x86_64::*;
+    // lane i's shift: lookup i's bits, for lookups 0..8 and 8..16
+    const SHIFT: [i64; 16] = {
+        let mut shift = [0; 16];
+        let mut i = 0;
+        while i < 16 {
+            shift[i] = (i as u32 * TABLE_BITS) as i64;
+            i += 1;
+        }
+        shift
+    };
+    const STEP: [i32; 16] = {
+        let mut step = [0; 16];
+        let mut i = 0;
+        while i < 16 {
+            step[i] = (i * TABLE_ENTRIES) as i32;
+            i += 1;
+        }
+        step
+    };
+    const _: () = assert!(
+        SLICE_BYTES == 1 << 5,
+        "an entry's offset is its index times 32"
+    );
+    assert!(
+        own <= 16 && entries.len() >= 16,
+        "16 entries of room, at most 16 kept"
+    );
+    // SAFETY: the instructions are the CPU's (the caller's promise); the constants are read
+    // as unaligned vectors, and the one store writes 16 u32 to `entries`, which has them.
+    unsafe {
+        let word = _mm512_set1_epi64(dense as i64);
+        let low = _mm512_loadu_si512(SHIFT.as_ptr().cast());
+        let high = _mm512_loadu_si512(SHIFT[8..].as_ptr().cast());
+        // lookup i's subset in lane i (a shift past 63 gives 0)
+        let subsets = _mm512_inserti64x4::<1>(
+            _mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srlv_epi64(word, low))),
+            _mm512_cvtepi64_epi32(_mm512_srlv_epi64(word, high)),
+        );
+        let subsets = _mm512_and_si512(subsets, _mm512_set1_epi32(TABLE_ENTRIES as i32 - 1));
+        let lanes = ((1u32 << own) - 1) as u16;
+        let occupied = _mm512_mask_test_epi32_mask(lanes, subsets, subsets);
+        let at = _mm512_add_epi32(
+            _mm512_set1_epi32((first * TABLE_ENTRIES) as i32),
+            _mm512_loadu_si512(STEP.as_ptr().cast()),
+        );
+        let offsets = _mm512_slli_epi32::<5>(_mm512_add_epi32(at, subsets));
+        let kept = _mm512_maskz_compress_epi32(occupied, offsets);
+        _mm512_storeu_si512(entries.as_mut_ptr().cast(), kept);
+        occupied.count_ones() as usize
     }
 }
 
@@ -795,14 +872,15 @@ const RUN: usize = 256;
 /// than a pair's. The loops' own steps: packing a pattern's seen diagonals
 /// ([`Gather::gather`]), its signature, and adding up the clashes' popcounts.
 #[inline(always)]
-fn count_pairs<const GROUPED: bool, const NARROW: bool>(
+fn count_pairs<const GROUPED: bool, const NARROW: bool, const COMPACT: bool>(
     sieve: &Sieve,
     others: &[Pattern],
     stop: &AtomicBool,
-    (pack, sign, add): (
+    (pack, sign, add, fill_rest): (
         impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
         impl Fn(&Signatures, Pattern) -> Signature + Copy,
         impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+        impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
     ),
 ) -> Option<u64> {
     // per 64-bit word: a vector of sums, added up once at the end
@@ -814,13 +892,17 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
     // for each pattern of the run, the entry each of its own lookups reads, as a byte offset
     // in a block
     let mut entries = sieve.entries.borrow_mut();
-    let size = RUN.min(others.len()) * own;
+    // and room for a last store of 16 entries past the run's
+    let size = RUN.min(others.len()) * own + 16;
     if entries.len() < size {
         // a few kilobytes, kept for the next unit
         entries.resize(size, 0);
     }
     let mut run_entries = [0u32; PIVOTS.div_ceil(TABLE_BITS as usize)];
     let run_entries = &mut run_entries[..shared];
+    // for each pattern of the run, how many of its own lookups it reads, and the run's
+    // patterns in increasing order of that
+    let (mut reads, mut order) = ([0u8; RUN], [0u16; RUN]);
     let signature = |p: Pattern| {
         if GROUPED {
             usize::from(sign(&seen.signature, p))
@@ -841,47 +923,86 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool>(
         let group = signature(first);
         fill_part::<NARROW>(pack(&seen.pivots, first), &seen.pivots, 0, run_entries);
         let mut run = 0;
-        for (&p, entries) in rest.iter().zip(entries.chunks_exact_mut(own)).take(RUN) {
-            if run > 0 && signature(p) != group {
-                break;
+        if COMPACT {
+            let mut by_reads = [0u16; MOST_LOOKUPS + 2];
+            for &p in rest.iter().take(RUN) {
+                if run > 0 && signature(p) != group {
+                    break;
+                }
+                let (main, anti) = pack(&seen.rest, p);
+                let read = if NARROW {
+                    // a dense word's anti-diagonals follow its main ones (fewer than 64)
+                    let dense = main | anti << seen.rest.main_count;
+                    fill_rest(dense, shared, own, &mut entries[run * own..])
+                } else {
+                    let slot = &mut entries[run * own..][..own];
+                    fill_part::<false>((main, anti), &seen.rest, shared, slot);
+                    own
+                };
+                reads[run] = read as u8;
+                by_reads[read + 1] += 1;
+                run += 1;
             }
-            fill_part::<NARROW>(pack(&seen.rest, p), &seen.rest, shared, entries);
-            run += 1;
+            // the run's patterns by how many lookups they read, fewest first: the loop over
+            // a pattern's entries then ends after as many steps as the last one's (in the
+            // patterns' order, `count 18 -t 1` took 1.12 times as long)
+            for r in 1..by_reads.len() {
+                by_reads[r] += by_reads[r - 1];
+            }
+            for (i, &read) in reads[..run].iter().enumerate() {
+                let at = &mut by_reads[usize::from(read)];
+                order[usize::from(*at)] = i as u16;
+                *at += 1;
+            }
+        } else {
+            for (&p, slot) in rest.iter().zip(entries.chunks_exact_mut(own)).take(RUN) {
+                if run > 0 && signature(p) != group {
+                    break;
+                }
+                fill_part::<NARROW>(pack(&seen.rest, p), &seen.rest, shared, slot);
+                run += 1;
+            }
         }
         covered += sieve.covered[group] * run as u64;
         let reach = &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]];
-        let patterns = entries[..run * own].chunks_exact(own);
-        // LANES blocks at a time, then the rest two and one at a time
-        let mut fours = reach.chunks_exact(LANES);
-        for four in &mut fours {
-            count_run::<LANES>(
-                sieve,
-                four,
-                (run_entries, patterns.clone()),
-                (&mut counts, add),
-            );
-        }
-        let mut twos = fours.remainder().chunks_exact(2);
-        for two in &mut twos {
-            count_run::<2>(
-                sieve,
-                two,
-                (run_entries, patterns.clone()),
-                (&mut counts, add),
-            );
-        }
-        for one in twos.remainder().chunks_exact(1) {
-            count_run::<1>(
-                sieve,
-                one,
-                (run_entries, patterns.clone()),
-                (&mut counts, add),
-            );
+        if COMPACT {
+            let entries = &entries[..];
+            let patterns = order[..run].iter().map(|&i| {
+                let i = usize::from(i);
+                &entries[i * own..][..usize::from(reads[i])]
+            });
+            visit_blocks(sieve, reach, (run_entries, patterns), (&mut counts, add));
+        } else {
+            let patterns = entries[..run * own].chunks_exact(own);
+            visit_blocks(sieve, reach, (run_entries, patterns), (&mut counts, add));
         }
         rest = &rest[run..];
     }
     let hits: u64 = counts.iter().sum();
     Some(covered - hits)
+}
+
+/// Adds to `counts` the clashes of a run's patterns (their entries: the run's shared ones,
+/// then each pattern's own) with the blocks `reach`: [`LANES`] blocks at a time, then the
+/// rest two and one at a time.
+#[inline(always)]
+fn visit_blocks<'a>(
+    sieve: &Sieve,
+    reach: &[u32],
+    (shared, patterns): (&[u32], impl Iterator<Item = &'a [u32]> + Clone),
+    (counts, add): (&mut [u64; 4], impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy),
+) {
+    let mut fours = reach.chunks_exact(LANES);
+    for four in &mut fours {
+        count_run::<LANES>(sieve, four, (shared, patterns.clone()), (counts, add));
+    }
+    let mut twos = fours.remainder().chunks_exact(2);
+    for two in &mut twos {
+        count_run::<2>(sieve, two, (shared, patterns.clone()), (counts, add));
+    }
+    for one in twos.remainder().chunks_exact(1) {
+        count_run::<1>(sieve, one, (shared, patterns.clone()), (counts, add));
+    }
 }
 
 /// The entries of lookups `first..` for a pattern whose bits on `part` are `(main, anti)`
