@@ -150,6 +150,11 @@ const MIN_GROUPED_BLOCKS: usize = 3;
 /// 4096 tried at N = 16, 17, 18 on Zen 3; 1024 was best or within noise of it).
 const MIN_GROUPED_OTHERS: usize = 1024;
 
+/// Fewest pairs (stored patterns times the other side's) for which grouping pays: the sorts
+/// cost per pattern, the skipping saves per pair (2^22 against none: `count 16 -t 1` took
+/// 0.92 times as long, `count 18 -t 1` alike; 2^23 alike, 2^24 slower at N = 18).
+const MIN_GROUPED_PAIRS: usize = 1 << 22;
+
 /// The stored side as the other side's patterns see it: its diagonals that the other side can
 /// occupy, in the other side's coordinates, and the lookups that turn a pattern of the other
 /// side into table offsets without moving it (moving each cost 8 % at N = 18).
@@ -385,7 +390,10 @@ impl Sieve {
         // were 3 % slower at N = 18 once a pattern read only its occupied lookups), but no
         // more signatures than the other side has runs of 32 patterns: a run reads its
         // blocks' tables once (measured at N = 18, 20, 22: 1 to 3 % faster than without)
-        let count = if blocks < MIN_GROUPED_BLOCKS || others.len() < MIN_GROUPED_OTHERS {
+        let count = if blocks < MIN_GROUPED_BLOCKS
+            || others.len() < MIN_GROUPED_OTHERS
+            || patterns.len().saturating_mul(others.len()) < MIN_GROUPED_PAIRS
+        {
             0
         } else {
             let runs = others.len() / 32;
@@ -1184,13 +1192,15 @@ pub(crate) mod tests {
             (257, 40),
             (1000, 33),
             (800, 1100),
+            // blocks and the other side enough, too few pairs
+            (2000, 2000),
             (3000, 1500),
         ];
         for (a, b) in cases {
             let left: Vec<Pattern> = (0..a).map(|_| next()).collect();
             let right: Vec<Pattern> = (0..b).map(|_| next()).collect();
             let sieve = loaded_like_the_pair_test(&left, &right);
-            let grouped = a > 2 * BLOCK && b >= MIN_GROUPED_OTHERS;
+            let grouped = a > 2 * BLOCK && b >= MIN_GROUPED_OTHERS && a * b >= MIN_GROUPED_PAIRS;
             assert_eq!(sieve.pivots.count > 0, grouped, "{a} x {b} grouped");
         }
     }
