@@ -2,12 +2,16 @@
 //! search over the rows where the tables did not fit.
 
 use super::cache::{Lent, RowSets};
-use super::join::pair_up;
+use super::join::{pair_up, Cell};
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern, Region, Stored};
 use super::quarter::{subsets, Quarter, RowSet, Subsets};
 use crate::memory::Budget;
 use std::collections::TryReserveError;
+
+/// Whole cells joined in one call (a call per cell was most of the join's time at N = 16,
+/// whose cells pair about 8 north placements with 8 south ones).
+const BATCH: usize = 32;
 
 /// The quarter tables of a board, or the decision to search halves without them.
 #[derive(Debug)]
@@ -148,23 +152,37 @@ impl Parts<'_> {
                 avoid,
                 pairs,
             } => {
+                // whole cells are joined a batch at a time, with room for every pair each
+                // makes; a cell that does not fit whole, a part of it at a time
+                let mut batch: [Cell; BATCH] = [(&[], &[]); BATCH];
+                let (mut batched, mut candidates) = (0, 0);
                 while let Some(chosen) = *cell {
                     let above = &upper.set().cell(chosen as usize)[self.next..];
                     let below = lower.set().cell(*all & !(chosen as usize));
+                    let whole = above.len().saturating_mul(below.len());
+                    if whole <= most.saturating_sub(out.len() + candidates) {
+                        if whole > 0 {
+                            batch[batched] = (above, below);
+                            (batched, candidates) = (batched + 1, candidates + whole);
+                        }
+                        if batched == BATCH {
+                            pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
+                            (batched, candidates) = (0, 0);
+                        }
+                        *cell = cells.next();
+                        self.next = 0;
+                        continue;
+                    }
+                    pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
+                    (batched, candidates) = (0, 0);
                     let room = most.saturating_sub(out.len());
                     if room == 0 {
                         return Ok(true);
                     }
                     // as many north placements as leave room for every pair they make (a
                     // division only where the cell does not fit whole: it cost 4 % at N = 16)
-                    let taken = if above.len().saturating_mul(below.len()) <= room {
-                        above.len()
-                    } else {
-                        room.div_ceil(below.len()).min(above.len())
-                    };
-                    if !below.is_empty() {
-                        pair_up(*pairs, (*region, &above[..taken]), below, *avoid, out)?;
-                    }
+                    let taken = room.div_ceil(below.len()).min(above.len());
+                    pair_up(*pairs, (*region, &[(&above[..taken], below)]), *avoid, out)?;
                     if taken == above.len() {
                         *cell = cells.next();
                         self.next = 0;
@@ -172,6 +190,7 @@ impl Parts<'_> {
                         self.next += taken;
                     }
                 }
+                pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
                 Ok(false)
             }
             Source::Searched(patterns) => {
