@@ -920,6 +920,18 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool, const COMPACT: bool>(
             0
         }
     };
+    // a pattern's own entries, in `slot` (at least `own` long, 16 where `fill_rest` packs
+    // them): how many it reads
+    let fill_own = |p: Pattern, slot: &mut [u32]| {
+        let (main, anti) = pack(&seen.rest, p);
+        if NARROW {
+            // a dense word's anti-diagonals follow its main ones (fewer than 64)
+            fill_rest(main | anti << seen.rest.main_count, shared, own, slot)
+        } else {
+            fill_part::<false>((main, anti), &seen.rest, shared, &mut slot[..own]);
+            own
+        }
+    };
     let mut rest = others;
     let mut next_look = STOP_CHECK;
     while let Some(&first) = rest.first() {
@@ -938,16 +950,7 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool, const COMPACT: bool>(
                 if run > 0 && signature(p) != group {
                     break;
                 }
-                let (main, anti) = pack(&seen.rest, p);
-                let read = if NARROW {
-                    // a dense word's anti-diagonals follow its main ones (fewer than 64)
-                    let dense = main | anti << seen.rest.main_count;
-                    fill_rest(dense, shared, own, &mut entries[run * own..])
-                } else {
-                    let slot = &mut entries[run * own..][..own];
-                    fill_part::<false>((main, anti), &seen.rest, shared, slot);
-                    own
-                };
+                let read = fill_own(p, &mut entries[run * own..]);
                 reads[run] = read as u8;
                 by_reads[read + 1] += 1;
                 run += 1;
@@ -968,7 +971,7 @@ fn count_pairs<const GROUPED: bool, const NARROW: bool, const COMPACT: bool>(
                 if run > 0 && signature(p) != group {
                     break;
                 }
-                fill_part::<NARROW>(pack(&seen.rest, p), &seen.rest, shared, slot);
+                fill_own(p, slot);
                 run += 1;
             }
         }
