@@ -419,14 +419,15 @@ impl Sieve {
         };
         (self.main, self.anti) = (union.main, union.anti);
         self.see_from_others();
-        if self.pivots.count == 0 {
-            self.slice_on(pairs, patterns)?;
+        let sorted = std::mem::take(&mut self.sorted);
+        let grouped = if self.pivots.count == 0 {
+            patterns
         } else {
-            let sorted = std::mem::take(&mut self.sorted);
-            let sliced = self.slice_on(pairs, &sorted);
-            self.sorted = sorted;
-            sliced?;
-        }
+            &sorted
+        };
+        let sliced = self.slice_on(pairs, grouped);
+        self.sorted = sorted;
+        sliced?;
         let reach = self.index_reach(&start);
         self.start = start;
         reach
@@ -720,7 +721,9 @@ fn count_by_pext<const COMPACT: bool>(
 }
 
 /// [`count_avx2`] with the popcounts taken by `vpopcntq` (AVX-512 VPOPCNTDQ on 256-bit
-/// vectors): paired against it on Zen 5, `count 18 -t 1` took 0.97 times as long.
+/// vectors: paired against it on Zen 5, `count 18 -t 1` took 0.97 times as long), and each
+/// pattern reading only the lookups it occupies ([`fill_occupied_avx512`]: 0.96 at N = 18,
+/// 0.91 at a shard of N = 20).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq")]
 fn count_avx2_with_avx512(sieve: &Sieve, others: &[Pattern], stop: &AtomicBool) -> Option<u64> {
@@ -879,7 +882,9 @@ const RUN: usize = 256;
 /// run shares its pivot lookups, read once per block, and each pattern reads the rest.
 /// `NARROW`: the seen diagonals other than the pivots fit one word, whose shifts cost less
 /// than a pair's. The loops' own steps: packing a pattern's seen diagonals
-/// ([`Gather::gather`]), its signature, and adding up the clashes' popcounts.
+/// ([`Gather::gather`]), its signature, adding up the clashes' popcounts, and filling its own
+/// entries: every lookup's, or (`COMPACT`) only the occupied ones', the run then visited in
+/// increasing number of reads.
 #[inline(always)]
 fn count_pairs<const GROUPED: bool, const NARROW: bool, const COMPACT: bool>(
     sieve: &Sieve,
