@@ -238,8 +238,7 @@ impl Work {
                 if !sliced.is_empty() && !others.is_empty() {
                     // the sieve takes about 64 bytes a sliced pattern, hence the parts
                     self.sieve.load(pairs, sliced, (others, shift))?;
-                    self.sieve.order_by_signature(pairs, others)?;
-                    let Some(disjoint) = self.sieve.count_disjoint_on(pairs, others, stop) else {
+                    let Some(disjoint) = self.sieve.count_disjoint_on(pairs, others, stop)? else {
                         return Ok(None);
                     };
                     counted.disjoint += disjoint;

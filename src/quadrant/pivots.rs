@@ -250,14 +250,16 @@ impl Signatures {
     }
 
     /// Copies `patterns` into `sorted` in increasing signature, as `signature_of` computes
-    /// it ([`Signatures::signature`] or [`Signatures::signature_by`]) among `groups`;
-    /// signature `s`'s patterns end up at `sorted[start[s]..start[s + 1]]` (a counting sort;
-    /// `signatures` and `start` are buffers, sized here). Returns the union of the patterns'
-    /// diagonals, taken on the way (a pass of its own cost 1 %).
+    /// it ([`Signatures::signature`] or [`Signatures::signature_by`]) among `groups`, each
+    /// written as `record` makes it (itself, or as a later loop reads it); signature `s`'s
+    /// patterns end up at `sorted[start[s]..start[s + 1]]` (a counting sort; `signatures`
+    /// and `start` are buffers, sized here). Returns the union of the patterns' diagonals,
+    /// taken on the way (a pass of its own cost 1 %).
     #[inline(always)]
     pub(super) fn sort(
         patterns: &[Pattern],
         (signature_of, groups): (impl Fn(Pattern) -> Signature, usize),
+        record: impl Fn(Pattern) -> Pattern,
         (sorted, signatures, start): SortBuffers,
     ) -> Result<Pattern, TryReserveError> {
         signatures.clear();
@@ -307,13 +309,13 @@ impl Signatures {
         for i in 0..stretch {
             for k in 0..STREAMS {
                 let at = &mut next[slot(heads[k][i])][k];
-                sorted[*at as usize] = head_patterns[k][i];
+                sorted[*at as usize] = record(head_patterns[k][i]);
                 *at += 1;
             }
         }
         for (&p, &s) in tail_patterns.iter().zip(tail) {
             let at = &mut next[slot(s)][STREAMS - 1];
-            sorted[*at as usize] = p;
+            sorted[*at as usize] = record(p);
             *at += 1;
         }
         Ok(union)
@@ -363,7 +365,7 @@ mod tests {
             let signature_of = |p: Pattern| p.main as Signature;
             let sort = (signature_of, groups);
             let buffers = (&mut sorted, &mut signatures, &mut start);
-            Signatures::sort(&patterns, sort, buffers).unwrap();
+            Signatures::sort(&patterns, sort, |p| p, buffers).unwrap();
             assert_eq!((start.len(), start[0], start[groups]), (groups + 1, 0, len));
             for g in 0..groups {
                 let stretch = &sorted[start[g]..start[g + 1]];
