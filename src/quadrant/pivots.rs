@@ -223,7 +223,7 @@ impl Signatures {
     #[inline(always)]
     pub(super) fn signature_by(&self, p: Pattern, extract: impl Fn(u64, u64) -> u64) -> Signature {
         let gathered = extract(p.main, self.main) | extract(p.anti, self.anti) << self.main_count;
-        self.gathered[gathered as usize & ((1 << PIVOTS) - 1)]
+        self.of_gathered(gathered)
     }
 
     #[inline(always)]
@@ -249,26 +249,77 @@ impl Signatures {
         self.groups
     }
 
-    /// Copies `patterns` into `sorted` in increasing signature, as `signature_of` computes
-    /// it ([`Signatures::signature`] or [`Signatures::signature_by`]) among `groups`, each
-    /// written as `record` makes it (itself, or as a later loop reads it); signature `s`'s
-    /// patterns end up at `sorted[start[s]..start[s + 1]]` (a counting sort; `signatures`
-    /// and `start` are buffers, sized here). Returns the union of the patterns' diagonals,
-    /// taken on the way (a pass of its own cost 1 %).
+    /// Appends each pattern's signature to `signatures`, as `signature_of` computes it
+    /// ([`Signatures::signature`] or [`Signatures::signature_by`]); returns the union of
+    /// their diagonals, taken on the way (a pass of its own cost 1 %).
     #[inline(always)]
-    pub(super) fn sort(
+    pub(super) fn sign_each(
         patterns: &[Pattern],
-        (signature_of, groups): (impl Fn(Pattern) -> Signature, usize),
-        record: impl Fn(Pattern) -> Pattern,
-        (sorted, signatures, start): SortBuffers,
-    ) -> Result<Pattern, TryReserveError> {
-        signatures.clear();
-        signatures.try_reserve(patterns.len())?;
+        signatures: &mut Vec<Signature>,
+        signature_of: impl Fn(Pattern) -> Signature,
+    ) -> Pattern {
         let mut union = Pattern::default();
         signatures.extend(patterns.iter().map(|&p| {
             union = union.with(p);
             signature_of(p)
         }));
+        union
+    }
+
+    /// Where the pivots fit one byte of each direction (at most 8 main and 8
+    /// anti-diagonals), what gathers four patterns' signatures at once: for each 64-bit
+    /// word of four patterns side by side (main, anti, main, ...), the bit index of each
+    /// of its direction's pivots, a byte each (a bit shuffle's indices); which bits of the
+    /// shuffle's 64 results to keep (each pattern's, packed low by `pext`, are its gathered
+    /// bits, [`Signatures::signature_by`]'s); and how many that is a pattern.
+    pub(super) fn four_at_once(&self) -> Option<([u8; 64], u64, u32)> {
+        let anti_count = self.anti.count_ones();
+        if self.main_count > 8 || anti_count > 8 {
+            return None;
+        }
+        let mut indices = [0u8; 64];
+        let mut keep = 0u64;
+        for word in 0..8 {
+            let (mask, count) = if word % 2 == 0 {
+                (self.main, self.main_count)
+            } else {
+                (self.anti, anti_count)
+            };
+            let mut next = word * 8;
+            for_each_bit(mask, |d| {
+                indices[next] = d as u8;
+                next += 1;
+            });
+            keep |= ((1u64 << count) - 1) << (word * 8);
+        }
+        Some((indices, keep, self.main_count + anti_count))
+    }
+
+    /// The signature of gathered bits `gathered` ([`Signatures::signature_by`]'s).
+    #[inline(always)]
+    pub(super) fn of_gathered(&self, gathered: u64) -> Signature {
+        self.gathered[gathered as usize & ((1 << PIVOTS) - 1)]
+    }
+
+    /// Copies `patterns` into `sorted` in increasing signature among `groups`, as
+    /// `sign_all` appends them to a buffer ([`Signatures::sign_each`], or faster) and
+    /// returns their union, each written as `record` makes it (itself, or as a later loop
+    /// reads it); signature `s`'s patterns end up at `sorted[start[s]..start[s + 1]]` (a
+    /// counting sort; `signatures` and `start` are buffers, sized here). Returns the union.
+    #[inline(always)]
+    pub(super) fn sort(
+        patterns: &[Pattern],
+        (sign_all, groups): (
+            impl FnOnce(&[Pattern], &mut Vec<Signature>) -> Pattern,
+            usize,
+        ),
+        record: impl Fn(Pattern) -> Pattern,
+        (sorted, signatures, start): SortBuffers,
+    ) -> Result<Pattern, TryReserveError> {
+        signatures.clear();
+        signatures.try_reserve(patterns.len())?;
+        let union = sign_all(patterns, signatures);
+        debug_assert_eq!(signatures.len(), patterns.len(), "a signature a pattern");
         // the patterns in STREAMS stretches, each with its own counters, interleaved: joined
         // patterns come in runs of one signature, and one counter bumped again and again
         // waits on its own last store
@@ -303,6 +354,8 @@ impl Signatures {
         sorted.truncate(patterns.len());
         sorted.try_reserve(patterns.len() - sorted.len())?;
         sorted.resize(patterns.len(), Pattern::default());
+        // the slice once: through the vector, each store reloaded its length
+        let sorted = &mut sorted[..];
         let (head_patterns, tail_patterns) = patterns.split_at(stretch * STREAMS);
         let head_patterns: [&[Pattern]; STREAMS] =
             std::array::from_fn(|k| &head_patterns[k * stretch..][..stretch]);
@@ -363,7 +416,10 @@ mod tests {
                 .collect();
             let (mut sorted, mut signatures, mut start) = (Vec::new(), Vec::new(), Vec::new());
             let signature_of = |p: Pattern| p.main as Signature;
-            let sort = (signature_of, groups);
+            let sign_all = |ps: &[Pattern], out: &mut Vec<Signature>| {
+                Signatures::sign_each(ps, out, signature_of)
+            };
+            let sort = (sign_all, groups);
             let buffers = (&mut sorted, &mut signatures, &mut start);
             Signatures::sort(&patterns, sort, |p| p, buffers).unwrap();
             assert_eq!((start.len(), start[0], start[groups]), (groups + 1, 0, len));

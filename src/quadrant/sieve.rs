@@ -663,15 +663,21 @@ impl Sieve {
         let buffers = (ordered, signatures, start);
         match pairs {
             PairKernel::Scalar => {
-                let sign = |p| self.seen.signature.signature(p);
+                let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
+                    Signatures::sign_each(patterns, out, |p| self.seen.signature.signature(p))
+                };
                 let record = |p| self.seen.record(p, Gather::gather_by_lookups);
-                order_by(&self.seen, records, patterns, (sign, record), buffers)
+                order_by(&self.seen, records, patterns, (sign_all, record), buffers)
             }
-            // SAFETY: a `PairKernel::Avx2` (or `Avx2WithAvx512`) is made only where the CPU
-            // has AVX2, BMI2 and popcnt.
+            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and
+            // popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
-                order_avx2(&self.seen, records, patterns, buffers)
+            PairKernel::Avx2 => unsafe { order_avx2(&self.seen, records, patterns, buffers) },
+            // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
+            // and AVX-512 F, BW and BITALG.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2WithAvx512 => unsafe {
+                order_avx512(&self.seen, records, patterns, buffers)
             },
         }
     }
@@ -807,7 +813,8 @@ fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> 
     count_by_pext::<true>(sieve, others, stop, (add, fill))
 }
 
-/// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2).
+/// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,
+/// four at a time on AVX-512).
 fn sort_on(
     pairs: PairKernel,
     signatures: &Signatures,
@@ -816,20 +823,18 @@ fn sort_on(
 ) -> Result<Pattern, TryReserveError> {
     match pairs {
         PairKernel::Scalar => {
-            let signature_of = |p| signatures.signature(p);
-            Signatures::sort(
-                patterns,
-                (signature_of, signatures.groups()),
-                |p| p,
-                buffers,
-            )
+            let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
+                Signatures::sign_each(patterns, out, |p| signatures.signature(p))
+            };
+            Signatures::sort(patterns, (sign_all, signatures.groups()), |p| p, buffers)
         }
-        // SAFETY: a `PairKernel::Avx2` (or `Avx2WithAvx512`) is made only where the CPU
-        // has AVX2, BMI2 and popcnt.
+        // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
-            sort_avx2(signatures, patterns, buffers)
-        },
+        PairKernel::Avx2 => unsafe { sort_avx2(signatures, patterns, buffers) },
+        // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those and
+        // AVX-512 F, BW and BITALG.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2WithAvx512 => unsafe { sort_avx512(signatures, patterns, buffers) },
     }
 }
 
@@ -841,30 +846,101 @@ fn sort_avx2(
     patterns: &[Pattern],
     buffers: SortBuffers,
 ) -> Result<Pattern, TryReserveError> {
-    let signature_of = |p| signatures.signature_by(p, |x, m| std::arch::x86_64::_pext_u64(x, m));
-    Signatures::sort(
-        patterns,
-        (signature_of, signatures.groups()),
-        |p| p,
-        buffers,
-    )
+    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
+    let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
+        Signatures::sign_each(patterns, out, |p| signatures.signature_by(p, pext))
+    };
+    Signatures::sort(patterns, (sign_all, signatures.groups()), |p| p, buffers)
+}
+
+/// [`sort_avx2`] with the signatures gathered four at a time ([`sign_all_avx512`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512bitalg")]
+fn sort_avx512(
+    signatures: &Signatures,
+    patterns: &[Pattern],
+    buffers: SortBuffers,
+) -> Result<Pattern, TryReserveError> {
+    // SAFETY: compiled for them.
+    let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| unsafe {
+        sign_all_avx512(signatures, patterns, out)
+    };
+    Signatures::sort(patterns, (sign_all, signatures.groups()), |p| p, buffers)
+}
+
+/// Appends each pattern's signature to `out` ([`Signatures::sign_each`]), four patterns at
+/// a time where the pivots allow ([`Signatures::four_at_once`]): one `vpshufbitqmb` takes
+/// the pivots' bits of four patterns (a 64-byte load) into a mask, whose kept bits one
+/// `pext` packs into their four gathered words; one `pext` a direction a pattern before.
+/// Returns the patterns' union.
+///
+/// # Safety
+///
+/// The CPU has BMI2 and AVX-512 F, BW and BITALG.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn sign_all_avx512(
+    signatures: &Signatures,
+    patterns: &[Pattern],
+    out: &mut Vec<Signature>,
+) -> Pattern {
+    use std::arch::x86_64::*;
+    // SAFETY: the CPU has BMI2 (the caller's promise).
+    let pext = |x, mask| unsafe { _pext_u64(x, mask) };
+    let Some((indices, keep, width)) = signatures.four_at_once() else {
+        return Signatures::sign_each(patterns, out, |p| signatures.signature_by(p, pext));
+    };
+    let fours = patterns.len() / 4;
+    let field = (1u64 << width) - 1;
+    let mut words = [0u64; 8];
+    // SAFETY: `Pattern` is `repr(C)`, two u64: four are one unaligned 64-byte load, the
+    // `i`th four below `fours`; the instructions are the CPU's (the caller's promise).
+    unsafe {
+        let indices = _mm512_loadu_si512(indices.as_ptr().cast());
+        let mut union = _mm512_setzero_si512();
+        let from = patterns.as_ptr();
+        for i in 0..fours {
+            let four = _mm512_loadu_si512(from.add(4 * i).cast());
+            union = _mm512_or_si512(union, four);
+            let bits = pext(_mm512_bitshuffle_epi64_mask(four, indices), keep);
+            out.extend_from_slice(&[
+                signatures.of_gathered(bits & field),
+                signatures.of_gathered(bits >> width & field),
+                signatures.of_gathered(bits >> (2 * width) & field),
+                signatures.of_gathered(bits >> (3 * width) & field),
+            ]);
+        }
+        _mm512_storeu_si512(words.as_mut_ptr().cast(), union);
+    }
+    let rest = &patterns[4 * fours..];
+    let union = Signatures::sign_each(rest, out, |p| signatures.signature_by(p, pext));
+    (0..4).fold(union, |union, k| {
+        union.with(Pattern {
+            main: words[2 * k],
+            anti: words[2 * k + 1],
+        })
+    })
 }
 
 /// The other side in signature order, each pattern located by [`Sieve::order`].
 type Ordered<'a> = (&'a [Pattern], &'a [usize]);
 
-/// [`Sieve::order`] with the signatures computed by `sign`; `records`: each written as
-/// `record` makes it ([`Seen::record`]), else as it is. The closures come from the loop's
-/// own build: made here, they were not inlined (the sort 1.2 times as long).
+/// [`Sieve::order`] with the signatures appended by `sign_all` ([`Signatures::sort`]);
+/// `records`: each written as `record` makes it ([`Seen::record`]), else as it is. The
+/// closures come from the loop's own build: made here, they were not inlined (the sort
+/// 1.2 times as long).
 #[inline(always)]
 fn order_by(
     seen: &Seen,
     records: bool,
     patterns: &[Pattern],
-    (sign, record): (impl Fn(Pattern) -> Signature, impl Fn(Pattern) -> Pattern),
+    (sign_all, record): (
+        impl FnOnce(&[Pattern], &mut Vec<Signature>) -> Pattern,
+        impl Fn(Pattern) -> Pattern,
+    ),
     buffers: SortBuffers,
 ) -> Result<(), TryReserveError> {
-    let sort = (sign, seen.signature.groups());
+    let sort = (sign_all, seen.signature.groups());
     if records {
         Signatures::sort(patterns, sort, record, buffers)?;
     } else {
@@ -883,9 +959,29 @@ fn order_avx2(
     buffers: SortBuffers,
 ) -> Result<(), TryReserveError> {
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
-    let sign = |p| seen.signature.signature_by(p, pext);
+    let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
+        Signatures::sign_each(patterns, out, |p| seen.signature.signature_by(p, pext))
+    };
     let record = |p| seen.record(p, |part: &Gather, p| part.gather(p, pext));
-    order_by(seen, records, patterns, (sign, record), buffers)
+    order_by(seen, records, patterns, (sign_all, record), buffers)
+}
+
+/// [`order_avx2`] with the signatures gathered four at a time ([`sign_all_avx512`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512bitalg")]
+fn order_avx512(
+    seen: &Seen,
+    records: bool,
+    patterns: &[Pattern],
+    buffers: SortBuffers,
+) -> Result<(), TryReserveError> {
+    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
+    // SAFETY: compiled for them.
+    let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| unsafe {
+        sign_all_avx512(&seen.signature, patterns, out)
+    };
+    let record = |p| seen.record(p, |part: &Gather, p| part.gather(p, pext));
+    order_by(seen, records, patterns, (sign_all, record), buffers)
 }
 
 /// The counting loop's steps: packing a pattern's seen diagonals, adding up the clashes'
@@ -1272,6 +1368,55 @@ pub(crate) mod tests {
             // SAFETY: the CPU has them (looked at above).
             unsafe { transpose_on_avx512(&mut got) };
             assert_eq!(got, want);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512bitalg")]
+    fn sign_all_on_avx512(
+        s: &Signatures,
+        patterns: &[Pattern],
+        out: &mut Vec<Signature>,
+    ) -> Pattern {
+        // SAFETY: compiled for them.
+        unsafe { sign_all_avx512(s, patterns, out) }
+    }
+
+    /// Four at a time by bit shuffles, or one at a time where the pivots take more than a
+    /// byte of one direction: the signatures and union of one at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn signatures_four_at_once_agree_with_one_at_a_time() {
+        if !crate::kernel::features().avx512_ice_lake {
+            return;
+        }
+        let mut next = random_patterns(0x2545_F491_4F6C_DD1D, |x| Pattern {
+            main: x & x >> 7,
+            anti: x & x >> 13,
+        });
+        let patterns: Vec<Pattern> = (0..1003).map(|_| next()).collect();
+        // pivots over both words and several bytes; the last: nine main diagonals
+        let spread = |count: usize| (0..count).map(|i| ((i * 23 + 5) % 64 + i % 2 * 64, i));
+        let nine_main = (0..10).map(|i| if i < 9 { (i * 7, i) } else { (64 + 40, i) });
+        let cases: Vec<Vec<(usize, usize)>> = (0..=PIVOTS)
+            .map(|count| spread(count).collect())
+            .chain([nine_main.collect()])
+            .collect();
+        for diagonals in &cases {
+            let count = diagonals.len();
+            let bits = diagonals.iter().map(|&(d, i)| (d, 1 << (count - 1 - i)));
+            let signatures = Signatures::from_diagonals(bits);
+            let fits = diagonals.iter().filter(|&&(d, _)| d < 64).count() <= 8
+                && diagonals.iter().filter(|&&(d, _)| d >= 64).count() <= 8;
+            assert_eq!(signatures.four_at_once().is_some(), fits, "{diagonals:?}");
+            for len in [0, 3, 4, 1003] {
+                let (mut want, mut got) = (Vec::new(), Vec::new());
+                let one = |p| signatures.signature(p);
+                let union = Signatures::sign_each(&patterns[..len], &mut want, one);
+                // SAFETY: the CPU has them (looked at above).
+                let four = unsafe { sign_all_on_avx512(&signatures, &patterns[..len], &mut got) };
+                assert_eq!((got, four), (want, union), "{diagonals:?}, {len}");
+            }
         }
     }
 
