@@ -85,8 +85,88 @@ fn pair_up_avx512(
 ) -> usize {
     each_cell(cells, room, |(upper, lower), room| {
         // SAFETY: compiled for AVX-512 F and VL.
-        unsafe { pair_up_simd::<true>((region, upper), lower, avoid, room) }
+        unsafe {
+            if upper.len() > lower.len() {
+                pair_down_avx512((region, upper), lower, avoid, room)
+            } else {
+                pair_up_simd::<true>((region, upper), lower, avoid, room)
+            }
+        }
     })
+}
+
+/// [`pair_up_simd`] turned round, for a cell with more north placements than south ones:
+/// each south pattern against the north placements four at a time, unpacked in the
+/// register (a 32-byte load widened and shifted). Many cells pair a few south patterns
+/// with many north placements, whose fixed cost a placement then paid for a few pairs.
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F and VL.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn pair_down_avx512(
+    (region, upper): (Region, &[Packed]),
+    lower: &[Pattern],
+    avoid: Pattern,
+    room: &mut [MaybeUninit<Pattern>],
+) -> usize {
+    use std::arch::x86_64::*;
+    assert!(
+        room.len() >= upper.len() * lower.len(),
+        "room for every pair"
+    );
+    let (main_low, anti_low) = region.lowest_diagonals();
+    let fours = upper.len() / 4;
+    let mut end = 0;
+    for &q in lower {
+        if !q.disjoint(avoid) {
+            continue;
+        }
+        let clash = q.with(avoid);
+        let mut kept = 0usize;
+        // SAFETY: `Packed` is `repr(C)`, two u32: four are one unaligned 256-bit load,
+        // widened to four (main, anti) pairs of u64 as `Pattern` lays them out. Each store
+        // of four at `end + kept` (`kept` at most `4 i`) ends at most at `end +
+        // upper.len()`, within `room` (asserted above, `end` growing by at most
+        // `upper.len()` per pattern of `lower`); the rest one at a time, after them. The
+        // instructions are the CPU's (the caller's promise).
+        unsafe {
+            let dst = room.as_mut_ptr().add(end);
+            let to_board = _mm512_set_epi64(
+                anti_low as i64,
+                main_low as i64,
+                anti_low as i64,
+                main_low as i64,
+                anti_low as i64,
+                main_low as i64,
+                anti_low as i64,
+                main_low as i64,
+            );
+            let qv = _mm512_broadcast_i32x4(_mm_set_epi64x(q.anti as i64, q.main as i64));
+            let clash_v =
+                _mm512_broadcast_i32x4(_mm_set_epi64x(clash.anti as i64, clash.main as i64));
+            let src = upper.as_ptr();
+            for i in 0..fours {
+                let packed = _mm256_loadu_si256(src.add(4 * i).cast());
+                let p = _mm512_sllv_epi64(_mm512_cvtepu32_epi64(packed), to_board);
+                // as in `pair_up_simd`: both words of a kept pair are free
+                let hit = _mm512_and_si512(p, clash_v);
+                let hit = _mm512_or_si512(hit, _mm512_shuffle_epi32::<_MM_PERM_BADC>(hit));
+                let keep = _mm512_testn_epi64_mask(hit, hit);
+                let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(p, qv));
+                _mm512_storeu_si512(dst.add(kept).cast(), out);
+                kept += (keep.count_ones() / 2) as usize;
+            }
+            for p in &upper[4 * fours..] {
+                let p = p.unpack(region);
+                dst.add(kept).write(MaybeUninit::new(p.with(q)));
+                kept += usize::from(p.disjoint(clash));
+            }
+        }
+        end += kept;
+    }
+    end
 }
 
 /// The vector joins' loop: each placement of `upper` against `lower` one pair at a time
@@ -216,7 +296,10 @@ mod tests {
     use super::*;
     use crate::quadrant::pattern::Stored;
 
-    /// Random sparse patterns, paired up by each loop and by a plain filter.
+    /// Random sparse patterns, paired up by each loop and by a plain filter: cells with
+    /// more south patterns than north placements and fewer (which the AVX-512 loop takes
+    /// the other way round), several in one call, in a region whose north placements are
+    /// stored moved down (packed).
     #[test]
     fn pairs_up_like_the_plain_filter() {
         let mut next =
@@ -224,42 +307,73 @@ mod tests {
                 main: x & x >> 11 & x >> 23 & 0xFF_FFFF,
                 anti: x >> 24 & x >> 37 & x >> 40 & 0xFF_FFFF,
             });
-        for (a, b) in [(0, 3), (1, 0), (1, 1), (5, 9), (17, 4), (40, 40)] {
-            let avoid = if a % 2 == 0 {
+        let region = Region {
+            n: 24,
+            row0: 3,
+            rows: 10,
+            col0: 2,
+            cols: 8,
+        };
+        let (main_low, anti_low) = region.lowest_diagonals();
+        assert!(main_low > 0 && anti_low > 0, "packed placements move");
+        let shapes: [&[(usize, usize)]; 5] = [
+            &[(0, 3), (1, 0), (1, 1)],
+            &[(5, 9)],
+            &[(17, 4), (4, 17)],
+            &[(40, 40), (33, 2), (2, 33), (9, 11)],
+            &[(23, 7); 3],
+        ];
+        for (case, cells) in shapes.iter().enumerate() {
+            let avoid = if case % 2 == 0 {
                 Pattern::default()
             } else {
                 next()
             };
-            let upper: Vec<Pattern> = (0..a).map(|_| next()).collect();
-            let lower: Vec<Pattern> = (0..b).map(|_| next()).collect();
-            let want: Vec<Pattern> = upper
+            let made: Vec<(Vec<Pattern>, Vec<Pattern>)> = cells
                 .iter()
-                .filter(|p| p.disjoint(avoid))
-                .flat_map(|p| lower.iter().map(move |q| (p, q)))
-                .filter(|(p, q)| p.disjoint(**q) && q.disjoint(avoid))
-                .map(|(p, q)| p.with(*q))
+                .map(|&(a, b)| {
+                    let upper = (0..a).map(|_| next()).map(|p| Pattern {
+                        main: p.main << main_low,
+                        anti: p.anti << anti_low,
+                    });
+                    (upper.collect(), (0..b).map(|_| next()).collect())
+                })
                 .collect();
+            let mut want: Vec<Pattern> = made
+                .iter()
+                .flat_map(|(upper, lower)| {
+                    upper
+                        .iter()
+                        .flat_map(move |p| lower.iter().map(move |q| (*p, *q)))
+                })
+                .filter(|&(p, q)| p.disjoint(avoid) && p.disjoint(q) && q.disjoint(avoid))
+                .map(|(p, q)| p.with(q))
+                .collect();
+            let pairs: usize = cells.iter().map(|&(a, b)| a * b).sum();
             assert!(
-                a * b < 100 || !want.is_empty() && want.len() < a * b,
-                "{a} x {b} tests something"
+                pairs < 100 || !want.is_empty() && want.len() < pairs,
+                "{cells:?} tests something"
             );
-            // a region whose lowest diagonals are the board's: packed as they are
-            let region = Region {
-                n: 24,
-                row0: 0,
-                rows: 24,
-                col0: 0,
-                cols: 24,
-            };
-            let packed: Vec<Packed> = upper.iter().map(|&p| Packed::store(region, p)).collect();
+            let packed: Vec<Vec<Packed>> = made
+                .iter()
+                .map(|(upper, _)| upper.iter().map(|&p| Packed::store(region, p)).collect())
+                .collect();
+            let cells: Vec<Cell> = packed
+                .iter()
+                .zip(&made)
+                .map(|(upper, (_, lower))| (&upper[..], &lower[..]))
+                .collect();
+            let key = |p: &Pattern| (p.main, p.anti);
+            want.sort_by_key(key);
             for kernel in PairKernel::available() {
                 // appended after what `out` holds
                 let first = next();
                 let mut out = vec![first];
-                let cell = (&packed[..], &lower[..]);
-                pair_up(kernel, (region, &[cell]), avoid, &mut out).unwrap();
-                assert_eq!(out[0], first, "{kernel:?}, {a} x {b}");
-                assert_eq!(&out[1..], &want[..], "{kernel:?}, {a} x {b}");
+                pair_up(kernel, (region, &cells), avoid, &mut out).unwrap();
+                assert_eq!(out[0], first, "{kernel:?}, {cells:?}");
+                let mut got = out[1..].to_vec();
+                got.sort_by_key(key);
+                assert_eq!(got, want, "{kernel:?}, {cells:?}");
             }
         }
     }

@@ -146,8 +146,9 @@ pub(crate) struct Region {
 }
 
 impl Region {
-    /// The lowest main and anti-diagonal a queen of the region can occupy.
-    fn lowest_diagonals(self) -> (usize, usize) {
+    /// The lowest main and anti-diagonal a queen of the region can occupy: how far a
+    /// [`Packed`] placement's words move up when unpacked.
+    pub(crate) fn lowest_diagonals(self) -> (usize, usize) {
         let main = self.row0 + self.n - self.col0 - self.cols;
         (main, self.row0 + self.col0)
     }
