@@ -136,10 +136,10 @@ pub(crate) struct Features {
     pub bmi: bool,
     /// bmi2 (`pext`, which the quadrant engine's AVX2 pair loop packs bits with).
     pub bmi2: bool,
-    /// AVX-512 as Intel from Ice Lake and AMD from Zen 4 have it (F, VL, BW, VBMI, BITALG
-    /// and VPOPCNTDQ, with GFNI), which the quadrant engine's AVX2 loops take up where the
-    /// CPU has it (a vector popcount on 256-bit vectors, compress on 512, bit transposes by
-    /// GFNI, signatures by bit shuffles).
+    /// AVX-512 as Intel from Ice Lake and AMD from Zen 4 have it (F, VL, BW, VBMI, VBMI2,
+    /// BITALG and VPOPCNTDQ, with GFNI), which the quadrant engine's AVX2 loops take up where
+    /// the CPU has it (a vector popcount on 256-bit vectors, compress on 512, bit transposes
+    /// by GFNI, signatures by bit shuffles).
     pub avx512_ice_lake: bool,
 }
 
@@ -161,6 +161,7 @@ pub(crate) fn features() -> Features {
                     && has!("avx512vpopcntdq")
                     && has!("avx512bw")
                     && has!("avx512vbmi")
+                    && has!("avx512vbmi2")
                     && has!("avx512bitalg")
                     && has!("gfni"),
             }

@@ -732,7 +732,12 @@ impl Sieve {
     fn count_ordered(&self, pairs: PairKernel, others: Ordered, stop: &AtomicBool) -> Option<u64> {
         match pairs {
             PairKernel::Scalar => {
-                let loops = (Gather::gather_by_lookups, add_popcounts, fill_every);
+                let loops = (
+                    Gather::gather_by_lookups,
+                    add_popcounts,
+                    fill_every,
+                    order_by_reads,
+                );
                 count_body::<false>(self, others, stop, loops)
             }
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
@@ -767,7 +772,12 @@ fn slice_avx512(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserv
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 fn count_avx2(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> Option<u64> {
-    count_by_pext::<false>(sieve, others, stop, (add_popcounts, fill_every))
+    count_by_pext::<false>(
+        sieve,
+        others,
+        stop,
+        (add_popcounts, fill_every, order_by_reads),
+    )
 }
 
 /// [`count_body`] with a pattern's seen diagonals packed by `pext`, the clashes' popcounts added up by `add`: the body of the loops built for BMI2.
@@ -777,16 +787,17 @@ fn count_by_pext<const COMPACT: bool>(
     sieve: &Sieve,
     others: Ordered,
     stop: &AtomicBool,
-    (add, fill_rest): (
+    (add, fill_rest, order): (
         impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
         impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+        impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
     ),
 ) -> Option<u64> {
     // SAFETY: inlined only into loops compiled for BMI2, which are made only where the CPU
     // has it (`PairKernel`).
     let pext = |x, mask| unsafe { std::arch::x86_64::_pext_u64(x, mask) };
     let pack = |part: &Gather, p| part.gather(p, pext);
-    count_body::<COMPACT>(sieve, others, stop, (pack, add, fill_rest))
+    count_body::<COMPACT>(sieve, others, stop, (pack, add, fill_rest, order))
 }
 
 /// [`count_avx2`] with the popcounts taken by `vpopcntq` (AVX-512 VPOPCNTDQ on 256-bit
@@ -794,7 +805,7 @@ fn count_by_pext<const COMPACT: bool>(
 /// pattern reading only the lookups it occupies ([`fill_occupied_avx512`]: 0.96 at N = 18,
 /// 0.91 at a shard of N = 20).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq")]
+#[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq,avx512bw,avx512vbmi2")]
 fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> Option<u64> {
     use std::arch::x86_64::*;
     let add = |counts: &mut [u64; 4], clash: &[[u64; 4]]| {
@@ -810,7 +821,11 @@ fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> 
     let fill = |dense, first, own, entries: &mut [u32]| unsafe {
         fill_occupied_avx512(dense, first, own, entries)
     };
-    count_by_pext::<true>(sieve, others, stop, (add, fill))
+    // SAFETY: compiled for AVX-512 BW and VBMI2.
+    let order = |reads: &RunReads, run, order: &mut RunOrder| unsafe {
+        order_by_reads_avx512(reads, run, order)
+    };
+    count_by_pext::<true>(sieve, others, stop, (add, fill, order))
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,
@@ -997,6 +1012,7 @@ fn count_body<const COMPACT: bool>(
         impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
         impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
         impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+        impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
     ),
 ) -> Option<u64> {
     match (sieve.reads_records(), sieve.seen.rest.len() <= 64) {
@@ -1082,6 +1098,73 @@ unsafe fn fill_occupied_avx512(dense: u64, first: usize, own: usize, entries: &m
 /// (measured at N = 22, Zen 5: 256 took 0.91 times as long as 32, 0.985 times 128).
 const RUN: usize = 256;
 
+/// How many lookups each pattern of a run reads (`u8::MAX` past the run's end).
+type RunReads = [u8; RUN];
+
+/// A run's patterns in increasing reads (indices), with room for a last store of 64.
+type RunOrder = [u8; RUN + 64];
+
+/// Puts a run's `len` patterns (`reads[..len]`, each at most `most`) in `order` by
+/// increasing reads, in the run's order where they read alike: a counting sort (the
+/// definition, which the loops without compaction never need).
+fn order_by_reads(reads: &RunReads, (len, _): (usize, usize), order: &mut RunOrder) {
+    let mut by_reads = [0u16; MOST_LOOKUPS + 2];
+    for &r in &reads[..len] {
+        by_reads[usize::from(r) + 1] += 1;
+    }
+    for r in 1..by_reads.len() {
+        by_reads[r] += by_reads[r - 1];
+    }
+    for (i, &r) in reads[..len].iter().enumerate() {
+        let at = &mut by_reads[usize::from(r)];
+        order[usize::from(*at)] = i as u8;
+        *at += 1;
+    }
+}
+
+/// [`order_by_reads`] 64 patterns at a time: for each number of reads, the indices of the
+/// patterns reading that many packed by `vpcompressb` (the counting sort's stores were a
+/// tenth of the counting loop at N = 16). `reads` past the run's are `u8::MAX`.
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F, BW and VBMI2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn order_by_reads_avx512(
+    reads: &RunReads,
+    (len, most): (usize, usize),
+    order: &mut RunOrder,
+) {
+    use std::arch::x86_64::*;
+    const INDICES: [u8; RUN] = {
+        let mut indices = [0; RUN];
+        let mut i = 0;
+        while i < RUN {
+            indices[i] = i as u8;
+            i += 1;
+        }
+        indices
+    };
+    let mut end = 0;
+    // SAFETY: each load reads 64 of the RUN bytes of `reads` or `INDICES`; each store
+    // writes 64 bytes at `end`, at most RUN (the patterns kept before it), into `order`'s
+    // RUN + 64. The instructions are the CPU's (the caller's promise).
+    unsafe {
+        for r in 0..=most {
+            let wanted = _mm512_set1_epi8(r as i8);
+            for chunk in 0..len.div_ceil(64) {
+                let these = _mm512_loadu_si512(reads.as_ptr().add(chunk * 64).cast());
+                let with = _mm512_cmpeq_epi8_mask(these, wanted);
+                let indices = _mm512_loadu_si512(INDICES.as_ptr().add(chunk * 64).cast());
+                let packed = _mm512_maskz_compress_epi8(with, indices);
+                _mm512_storeu_si512(order.as_mut_ptr().add(end).cast(), packed);
+                end += with.count_ones() as usize;
+            }
+        }
+    }
+}
+
 /// The counting loop: for each signature's patterns of `others` (`start`: see
 /// [`Sieve::order`]), the blocks that signature reaches, a run of them at a time: the run
 /// shares its pivot lookups, read once per block, and each pattern reads the rest. `RECORDS`:
@@ -1096,10 +1179,11 @@ fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
     sieve: &Sieve,
     (others, start): Ordered,
     stop: &AtomicBool,
-    (pack, add, fill_rest): (
+    (pack, add, fill_rest, order_run): (
         impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
         impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
         impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+        impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
     ),
 ) -> Option<u64> {
     // per 64-bit word: a vector of sums, added up once at the end
@@ -1121,7 +1205,7 @@ fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
     let run_entries = &mut run_entries[..shared];
     // for each pattern of the run, how many of its own lookups it reads, and the run's
     // patterns in increasing order of that
-    let (mut reads, mut order) = ([0u8; RUN], [0u16; RUN]);
+    let (mut reads, mut order): (RunReads, RunOrder) = ([0; RUN], [0; RUN + 64]);
     // a pattern's own entries, in `slot` (at least `own` long, 16 where `fill_rest` packs
     // them): how many it reads
     let fill_own = |p: Pattern, slot: &mut [u32]| {
@@ -1156,23 +1240,18 @@ fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
             }
             covered += sieve.covered[group] * run.len() as u64;
             if COMPACT {
-                let mut by_reads = [0u16; MOST_LOOKUPS + 2];
+                let mut most = 0;
                 for (i, &p) in run.iter().enumerate() {
                     let read = fill_own(p, &mut entries[i * own..]);
                     reads[i] = read as u8;
-                    by_reads[read + 1] += 1;
+                    most = most.max(read);
                 }
                 // the run's patterns by how many lookups they read, fewest first: the loop
                 // over a pattern's entries then ends after as many steps as the last one's
-                // (in the patterns' order, `count 18 -t 1` took 1.12 times as long)
-                for r in 1..by_reads.len() {
-                    by_reads[r] += by_reads[r - 1];
-                }
-                for (i, &read) in reads[..run.len()].iter().enumerate() {
-                    let at = &mut by_reads[usize::from(read)];
-                    order[usize::from(*at)] = i as u16;
-                    *at += 1;
-                }
+                // (in the patterns' order, `count 18 -t 1` took 1.12 times as long); the
+                // reads past the run's are 0xFF, which no pattern reads
+                reads[run.len()..].fill(u8::MAX);
+                order_run(&reads, (run.len(), most), &mut order);
                 let entries = &entries[..];
                 let patterns = order[..run.len()].iter().map(|&i| {
                     let i = usize::from(i);
@@ -1417,6 +1496,48 @@ pub(crate) mod tests {
                 let four = unsafe { sign_all_on_avx512(&signatures, &patterns[..len], &mut got) };
                 assert_eq!((got, four), (want, union), "{diagonals:?}, {len}");
             }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+    fn order_on_avx512(reads: &RunReads, run: (usize, usize), order: &mut RunOrder) {
+        // SAFETY: compiled for them.
+        unsafe { order_by_reads_avx512(reads, run, order) }
+    }
+
+    /// A run's order by reads 64 at a time is the counting sort's, whatever its length.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn runs_ordered_by_reads_alike() {
+        if !crate::kernel::features().avx512_ice_lake {
+            return;
+        }
+        let mut next = crate::kernel::xorshift(0x9E37_79B9_7F4A_7C15);
+        for (len, most) in [
+            (0, 0),
+            (1, 0),
+            (5, 3),
+            (63, 16),
+            (64, 7),
+            (65, 16),
+            (200, 9),
+            (RUN, 16),
+        ] {
+            let mut reads: RunReads = [u8::MAX; RUN];
+            for r in &mut reads[..len] {
+                *r = (next() % (most as u64 + 1)) as u8;
+            }
+            let (mut want, mut got): (RunOrder, RunOrder) = ([0; RUN + 64], [0; RUN + 64]);
+            order_by_reads(&reads, (len, most), &mut want);
+            // SAFETY: the CPU has them (looked at above).
+            unsafe { order_on_avx512(&reads, (len, most), &mut got) };
+            assert_eq!(got[..len], want[..len], "{len}, {most}");
+            let sorted = want[..len].windows(2).all(|w| {
+                let (a, b) = (reads[usize::from(w[0])], reads[usize::from(w[1])]);
+                a < b || a == b && w[0] < w[1]
+            });
+            assert!(sorted, "{len}, {most}: by reads, then in the run's order");
         }
     }
 
