@@ -172,6 +172,8 @@ impl Signatures {
         };
         let mut pivots = [(0usize, 0); PIVOTS];
         let mut count = 0;
+        // for each lookup, the signature bit of each bit of its byte
+        let mut byte_bits: Vec<[Signature; 8]> = Vec::new();
         for (d, bit) in diagonals {
             pivots[count] = (d, bit);
             count += 1;
@@ -180,21 +182,30 @@ impl Signatures {
                 Some(l) => l,
                 None => {
                     table.at.push(at);
-                    table.bits.push([0; 256]);
+                    byte_bits.push([0; 8]);
                     table.at.len() - 1
                 }
             };
-            for (value, bits) in table.bits[l].iter_mut().enumerate() {
-                if value >> (d % 8) & 1 != 0 {
-                    *bits |= bit;
-                }
-            }
+            byte_bits[l][d % 8] |= bit;
             if d < 64 {
                 table.main |= 1 << d;
             } else {
                 table.anti |= 1 << (d - 64);
             }
         }
+        // each byte's signature bits: those of the byte without its lowest bit, and that
+        // bit's (a pass over the byte's values for each pivot was 0.8 % of `count 18`)
+        table.bits = byte_bits
+            .iter()
+            .map(|of_bit| {
+                let mut bits = [0; 256];
+                for value in 1..256usize {
+                    bits[value] =
+                        bits[value & (value - 1)] | of_bit[value.trailing_zeros() as usize];
+                }
+                bits
+            })
+            .collect();
         table.main_count = table.main.count_ones();
         table.groups = usize::from(pivots[..count].iter().fold(0, |all, &(_, bit)| all | bit)) + 1;
         // a pivot's gathered bit: its rank among its direction's pivots, past the main ones
