@@ -810,11 +810,14 @@ fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> 
     use std::arch::x86_64::*;
     let add = |counts: &mut [u64; 4], clash: &[[u64; 4]]| {
         // SAFETY: each points to four u64, read and written unaligned.
-        let mut sums = unsafe { _mm256_loadu_si256(counts.as_ptr().cast()) };
-        for c in clash {
-            let c = unsafe { _mm256_loadu_si256(c.as_ptr().cast()) };
-            sums = _mm256_add_epi64(sums, _mm256_popcnt_epi64(c));
-        }
+        let popcount =
+            |c: &[u64; 4]| _mm256_popcnt_epi64(unsafe { _mm256_loadu_si256(c.as_ptr().cast()) });
+        // the blocks' counts added up before the sums: one add a pattern waits on the last
+        let total = clash[1..].iter().fold(popcount(&clash[0]), |total, c| {
+            _mm256_add_epi64(total, popcount(c))
+        });
+        let sums = unsafe { _mm256_loadu_si256(counts.as_ptr().cast()) };
+        let sums = _mm256_add_epi64(sums, total);
         unsafe { _mm256_storeu_si256(counts.as_mut_ptr().cast(), sums) };
     };
     // SAFETY: compiled for AVX-512 F.
