@@ -147,6 +147,8 @@ pub(super) struct Signatures {
     /// The signature that each value of the gathered bits gives (indexed through a mask of
     /// [`PIVOTS`] bits: no bounds check).
     gathered: Box<[Signature; 1 << PIVOTS]>,
+    /// For each signature bit, the gathered bit of its pivot.
+    gathered_bit: [u8; PIVOTS],
     /// One past the largest signature.
     groups: usize,
 }
@@ -168,6 +170,7 @@ impl Signatures {
             anti: 0,
             main_count: 0,
             gathered: Box::new([0; 1 << PIVOTS]),
+            gathered_bit: [0; PIVOTS],
             groups: 1,
         };
         let mut pivots = [(0usize, 0); PIVOTS];
@@ -220,6 +223,7 @@ impl Signatures {
         let mut bit_of = [0; PIVOTS];
         for &(d, bit) in &pivots[..count] {
             bit_of[gathered_bit(d) as usize] = bit;
+            table.gathered_bit[bit.trailing_zeros() as usize] = gathered_bit(d) as u8;
         }
         // each value's signature: that of the value without its lowest bit, and that bit's
         for value in 1..1usize << count {
@@ -304,6 +308,14 @@ impl Signatures {
             keep |= ((1u64 << count) - 1) << (word * 8);
         }
         Some((indices, keep, self.main_count + anti_count))
+    }
+
+    /// The gathered bits ([`Signatures::signature_by`]'s) of every pattern of signature
+    /// `s`: its pivots, as `pext` packs them.
+    pub(super) fn gathered_of(&self, s: Signature) -> u64 {
+        let mut gathered = 0;
+        for_each_bit(u64::from(s), |bit| gathered |= 1 << self.gathered_bit[bit]);
+        gathered
     }
 
     /// The signature of gathered bits `gathered` ([`Signatures::signature_by`]'s).
@@ -470,6 +482,9 @@ mod tests {
                 assert_eq!(usize::from(signatures.signature(p)), want, "{count}");
                 let gathered = signatures.signature_by(p, gather);
                 assert_eq!(usize::from(gathered), want, "{count}, gathered");
+                let bits = gather(p.main, signatures.main)
+                    | gather(p.anti, signatures.anti) << signatures.main_count;
+                assert_eq!(signatures.gathered_of(gathered), bits, "{count}, its bits");
             }
         }
     }

@@ -188,17 +188,14 @@ impl Default for Seen {
 impl Seen {
     /// `p` as the counting loop reads it where the other side is grouped and narrow
     /// ([`Sieve::reads_records`]): the dense word of its seen diagonals other than the
-    /// pivots in `main`, that of its pivots in `anti`, gathered by `gather`
-    /// ([`Gather::gather`] or [`Gather::gather_by_lookups`]).
+    /// pivots in `main` (gathered by `gather`: [`Gather::gather`] or
+    /// [`Gather::gather_by_lookups`]), 0 in `anti` (its pivots are its signature's).
     #[inline(always)]
     fn record(&self, p: Pattern, gather: impl Fn(&Gather, Pattern) -> (u64, u64)) -> Pattern {
-        let dense = |part: &Gather| {
-            let (main, anti) = gather(part, p);
-            main | anti << part.main_count
-        };
+        let (main, anti) = gather(&self.rest, p);
         Pattern {
-            main: dense(&self.rest),
-            anti: dense(&self.pivots),
+            main: main | anti << self.rest.main_count,
+            anti: 0,
         }
     }
 
@@ -642,9 +639,9 @@ impl Sieve {
     /// `ordered`, where each signature `s` starts at `start[s]`: patterns of one signature
     /// visit the same blocks, so a run of them keeps those blocks' tables in the nearest
     /// cache (a counting sort on the loops `pairs`). Where [`Sieve::reads_records`], each
-    /// is written as a record the loop reads as it is: the dense word of its seen diagonals
-    /// other than the pivots in `main`, that of its pivots in `anti` (gathered once here,
-    /// not again by the loop). Without pivots, `ordered` is left empty: the loop reads
+    /// is written as a record the loop reads as it is ([`Seen::record`]: the dense word of
+    /// its seen diagonals other than the pivots, gathered once here, not again by the loop;
+    /// its pivots are its signature's). Without pivots, `ordered` is left empty: the loop reads
     /// `patterns` as they are.
     fn order(
         &self,
@@ -1237,7 +1234,8 @@ fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
             done += run.len();
             // every pattern of the run occupies the same pivots
             if RECORDS {
-                fill_entries(run[0].anti, 0, run_entries);
+                let pivots = seen.signature.gathered_of(group as Signature);
+                fill_entries(pivots, 0, run_entries);
             } else {
                 fill_part::<NARROW>(pack(&seen.pivots, run[0]), &seen.pivots, 0, run_entries);
             }
@@ -1599,11 +1597,13 @@ pub(crate) mod tests {
         };
         let mut want: Vec<(Signature, u64, u64)> = right
             .iter()
-            .map(|&p| {
-                let record = (dense(&seen.rest, p), dense(&seen.pivots, p));
-                (seen.signature.signature(p), record.0, record.1)
-            })
+            .map(|&p| (seen.signature.signature(p), dense(&seen.rest, p), 0))
             .collect();
+        // a signature's pivots are each of its patterns'
+        for &p in &right {
+            let s = seen.signature.signature(p);
+            assert_eq!(seen.signature.gathered_of(s), dense(&seen.pivots, p));
+        }
         want.sort_unstable();
         for kernel in PairKernel::available() {
             let (mut ordered, mut signatures, mut start) = (Vec::new(), Vec::new(), Vec::new());
