@@ -150,13 +150,7 @@ unsafe fn pair_down_avx512(
             for i in 0..fours {
                 let packed = _mm256_loadu_si256(src.add(4 * i).cast());
                 let p = _mm512_sllv_epi64(_mm512_cvtepu32_epi64(packed), to_board);
-                // as in `pair_up_simd`: both words of a kept pair are free
-                let hit = _mm512_and_si512(p, clash_v);
-                let hit = _mm512_or_si512(hit, _mm512_shuffle_epi32::<_MM_PERM_BADC>(hit));
-                let keep = _mm512_testn_epi64_mask(hit, hit);
-                let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(p, qv));
-                _mm512_storeu_si512(dst.add(kept).cast(), out);
-                kept += (keep.count_ones() / 2) as usize;
+                kept += keep_four(p, (qv, clash_v), dst.add(kept));
             }
             for p in &upper[4 * fours..] {
                 let p = p.unpack(region);
@@ -217,15 +211,7 @@ unsafe fn pair_up_simd<const FOURS: bool>(
                 let src = lower.as_ptr();
                 for i in 0..fours {
                     let q = _mm512_loadu_si512(src.add(4 * i).cast());
-                    // a pair is kept where neither of its two words clashes: each word's
-                    // clashes ORed with its neighbour's in the register, so both words of a
-                    // kept pair are free (a mask shuffled in general registers took longer)
-                    let hit = _mm512_and_si512(q, clash_v);
-                    let hit = _mm512_or_si512(hit, _mm512_shuffle_epi32::<_MM_PERM_BADC>(hit));
-                    let keep = _mm512_testn_epi64_mask(hit, hit);
-                    let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(q, pv));
-                    _mm512_storeu_si512(dst.add(kept).cast(), out);
-                    kept += (keep.count_ones() / 2) as usize;
+                    kept += keep_four(q, (pv, clash_v), dst.add(kept));
                 }
             }
             kept += pair_each(p, clash, &lower[4 * fours..], dst.add(kept));
@@ -233,6 +219,35 @@ unsafe fn pair_up_simd<const FOURS: bool>(
         end += kept;
     }
     end
+}
+
+/// Stores at `dst`, packed at the front, each of the four patterns of `candidates` ORed with
+/// `with` where neither of its two words meets `clash`; how many it kept. Each word's
+/// clashes are ORed with its neighbour's in the register, so both words of a kept pair are
+/// free (a mask shuffled in general registers took longer), and `vpcompressq` packs them
+/// into a register stored whole (a compress into memory is slow on Zen 4).
+///
+/// # Safety
+///
+/// `dst` has room for four patterns, and the CPU has AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn keep_four(
+    candidates: std::arch::x86_64::__m512i,
+    (with, clash): (std::arch::x86_64::__m512i, std::arch::x86_64::__m512i),
+    dst: *mut MaybeUninit<Pattern>,
+) -> usize {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's promises; `Pattern` is `repr(C)`, two u64: four are one
+    // unaligned 512-bit store.
+    unsafe {
+        let hit = _mm512_and_si512(candidates, clash);
+        let hit = _mm512_or_si512(hit, _mm512_shuffle_epi32::<_MM_PERM_BADC>(hit));
+        let keep = _mm512_testn_epi64_mask(hit, hit);
+        let out = _mm512_maskz_compress_epi64(keep, _mm512_or_si512(candidates, with));
+        _mm512_storeu_si512(dst.cast(), out);
+        (keep.count_ones() / 2) as usize
+    }
 }
 
 /// Writes `p` ORed with each pattern of `lower` from `dst` on, moving past those that share
