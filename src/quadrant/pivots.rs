@@ -222,8 +222,9 @@ impl Signatures {
         };
         let mut bit_of = [0; PIVOTS];
         for &(d, bit) in &pivots[..count] {
-            bit_of[gathered_bit(d) as usize] = bit;
-            table.gathered_bit[bit.trailing_zeros() as usize] = gathered_bit(d) as u8;
+            let gathered = gathered_bit(d);
+            bit_of[gathered as usize] = bit;
+            table.gathered_bit[bit.trailing_zeros() as usize] = gathered as u8;
         }
         // each value's signature: that of the value without its lowest bit, and that bit's
         for value in 1..1usize << count {

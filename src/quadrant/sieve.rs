@@ -186,19 +186,6 @@ impl Default for Seen {
 }
 
 impl Seen {
-    /// `p` as the counting loop reads it where the other side is grouped and narrow
-    /// ([`Sieve::reads_records`]): the dense word of its seen diagonals other than the
-    /// pivots in `main` (gathered by `gather`: [`Gather::gather`] or
-    /// [`Gather::gather_by_lookups`]), 0 in `anti` (its pivots are its signature's).
-    #[inline(always)]
-    fn record(&self, p: Pattern, gather: impl Fn(&Gather, Pattern) -> (u64, u64)) -> Pattern {
-        let (main, anti) = gather(&self.rest, p);
-        Pattern {
-            main: main | anti << self.rest.main_count,
-            anti: 0,
-        }
-    }
-
     /// Dense bits before the rest's: the pivots' lookups.
     fn pivot_bits(&self) -> usize {
         self.pivot_lookups * TABLE_BITS as usize
@@ -269,6 +256,25 @@ impl Gather {
             extract(p.main, self.mask.main),
             extract(p.anti, self.mask.anti),
         )
+    }
+
+    /// A pattern's gathered bits ([`Gather::gather`]) as one dense word: its anti-diagonals'
+    /// after its main ones (where they fit 64 bits).
+    #[inline(always)]
+    fn word(&self, (main, anti): (u64, u64)) -> u64 {
+        main | anti << self.main_count
+    }
+
+    /// `p` as the counting loop reads it where the other side is grouped and narrow
+    /// ([`Sieve::reads_records`]), `self` being the seen diagonals other than the pivots:
+    /// its dense word in `main` (gathered by `gather`: [`Gather::gather`] or
+    /// [`Gather::gather_by_lookups`]), 0 in `anti` (its pivots are its signature's).
+    #[inline(always)]
+    fn record(&self, p: Pattern, gather: impl Fn(&Gather, Pattern) -> (u64, u64)) -> Pattern {
+        Pattern {
+            main: self.word(gather(self, p)),
+            anti: 0,
+        }
     }
 
     /// [`Gather::gather`] without `pext`: a lookup per diagonal `p` occupies.
@@ -423,7 +429,7 @@ impl Sieve {
             let mut signatures = std::mem::take(&mut self.signatures);
             let grouped = sort_on(
                 pairs,
-                &Signatures::new(&self.pivots),
+                (&Signatures::new(&self.pivots), None),
                 patterns,
                 (&mut self.sorted, &mut signatures, &mut start),
             );
@@ -649,7 +655,7 @@ impl Sieve {
     /// `ordered`, where each signature `s` starts at `start[s]`: patterns of one signature
     /// visit the same blocks, so a run of them keeps those blocks' tables in the nearest
     /// cache (a counting sort on the loops `pairs`). Where [`Sieve::reads_records`], each
-    /// is written as a record the loop reads as it is ([`Seen::record`]: the dense word of
+    /// is written as a record the loop reads as it is ([`Gather::record`]: the dense word of
     /// its seen diagonals other than the pivots, gathered once here, not again by the loop;
     /// its pivots are its signature's). Without pivots, `ordered` is left empty: the loop reads
     /// `patterns` as they are.
@@ -666,27 +672,10 @@ impl Sieve {
             start.extend([0, patterns.len()]);
             return Ok(());
         }
-        let records = self.reads_records();
+        let records = self.reads_records().then_some(&self.seen.rest);
         let buffers = (ordered, signatures, start);
-        match pairs {
-            PairKernel::Scalar => {
-                let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
-                    Signatures::sign_each(patterns, out, |p| self.seen.signature.signature(p))
-                };
-                let record = |p| self.seen.record(p, Gather::gather_by_lookups);
-                order_by(&self.seen, records, patterns, (sign_all, record), buffers)
-            }
-            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and
-            // popcnt.
-            #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => unsafe { order_avx2(&self.seen, records, patterns, buffers) },
-            // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
-            // and AVX-512 F, BW and BITALG.
-            #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2WithAvx512 => unsafe {
-                order_avx512(&self.seen, records, patterns, buffers)
-            },
-        }
+        sort_on(pairs, (&self.seen.signature, records), patterns, buffers)?;
+        Ok(())
     }
 
     /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the fastest
@@ -764,7 +753,6 @@ impl Sieve {
 fn slice_avx2(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
     sieve.slice(patterns, transpose64)
 }
-
 /// [`Sieve::slice`] compiled for AVX2, its transposes by GFNI on AVX-512: paired against
 /// [`slice_avx2`] on Zen 5, `count 18 -t 1` took 0.95 times as long.
 #[cfg(target_arch = "x86_64")]
@@ -839,10 +827,11 @@ fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> 
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,
-/// four at a time on AVX-512).
+/// four at a time on AVX-512), each pattern written as it is or, given `records` (the other
+/// side's seen diagonals other than the pivots), as the record [`Gather::record`] makes.
 fn sort_on(
     pairs: PairKernel,
-    signatures: &Signatures,
+    (signatures, records): (&Signatures, Option<&Gather>),
     patterns: &[Pattern],
     buffers: SortBuffers,
 ) -> Result<Pattern, TryReserveError> {
@@ -851,23 +840,34 @@ fn sort_on(
             let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
                 Signatures::sign_each(patterns, out, |p| signatures.signature(p))
             };
-            Signatures::sort(patterns, (sign_all, signatures.groups()), |p| p, buffers)
+            let sort = (sign_all, signatures.groups());
+            match records {
+                Some(rest) => {
+                    let record = |p| rest.record(p, Gather::gather_by_lookups);
+                    Signatures::sort(patterns, sort, record, buffers)
+                }
+                None => Signatures::sort(patterns, sort, |p| p, buffers),
+            }
         }
         // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 => unsafe { sort_avx2(signatures, patterns, buffers) },
+        PairKernel::Avx2 => unsafe { sort_avx2((signatures, records), patterns, buffers) },
         // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those and
         // AVX-512 F, BW and BITALG.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2WithAvx512 => unsafe { sort_avx512(signatures, patterns, buffers) },
+        PairKernel::Avx2WithAvx512 => unsafe {
+            sort_avx512((signatures, records), patterns, buffers)
+        },
     }
 }
 
-/// [`Signatures::sort`] compiled for BMI2, the signatures gathered by `pext`.
+/// [`sort_on`] compiled for BMI2, signatures and records gathered by `pext`. Its closures
+/// are made here: made in a function not compiled for BMI2, they were not inlined (the
+/// other side's order 1.2 times as long).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 fn sort_avx2(
-    signatures: &Signatures,
+    (signatures, records): (&Signatures, Option<&Gather>),
     patterns: &[Pattern],
     buffers: SortBuffers,
 ) -> Result<Pattern, TryReserveError> {
@@ -875,22 +875,37 @@ fn sort_avx2(
     let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
         Signatures::sign_each(patterns, out, |p| signatures.signature_by(p, pext))
     };
-    Signatures::sort(patterns, (sign_all, signatures.groups()), |p| p, buffers)
+    let sort = (sign_all, signatures.groups());
+    match records {
+        Some(rest) => {
+            let record = |p| rest.record(p, |part: &Gather, p| part.gather(p, pext));
+            Signatures::sort(patterns, sort, record, buffers)
+        }
+        None => Signatures::sort(patterns, sort, |p| p, buffers),
+    }
 }
 
 /// [`sort_avx2`] with the signatures gathered four at a time ([`sign_all_avx512`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512bitalg")]
 fn sort_avx512(
-    signatures: &Signatures,
+    (signatures, records): (&Signatures, Option<&Gather>),
     patterns: &[Pattern],
     buffers: SortBuffers,
 ) -> Result<Pattern, TryReserveError> {
+    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
     // SAFETY: compiled for them.
     let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| unsafe {
         sign_all_avx512(signatures, patterns, out)
     };
-    Signatures::sort(patterns, (sign_all, signatures.groups()), |p| p, buffers)
+    let sort = (sign_all, signatures.groups());
+    match records {
+        Some(rest) => {
+            let record = |p| rest.record(p, |part: &Gather, p| part.gather(p, pext));
+            Signatures::sort(patterns, sort, record, buffers)
+        }
+        None => Signatures::sort(patterns, sort, |p| p, buffers),
+    }
 }
 
 /// Appends each pattern's signature to `out` ([`Signatures::sign_each`]), four patterns at
@@ -949,65 +964,6 @@ unsafe fn sign_all_avx512(
 
 /// The other side in signature order, each pattern located by [`Sieve::order`].
 type Ordered<'a> = (&'a [Pattern], &'a [usize]);
-
-/// [`Sieve::order`] with the signatures appended by `sign_all` ([`Signatures::sort`]);
-/// `records`: each written as `record` makes it ([`Seen::record`]), else as it is. The
-/// closures come from the loop's own build: made here, they were not inlined (the sort
-/// 1.2 times as long).
-#[inline(always)]
-fn order_by(
-    seen: &Seen,
-    records: bool,
-    patterns: &[Pattern],
-    (sign_all, record): (
-        impl FnOnce(&[Pattern], &mut Vec<Signature>) -> Pattern,
-        impl Fn(Pattern) -> Pattern,
-    ),
-    buffers: SortBuffers,
-) -> Result<(), TryReserveError> {
-    let sort = (sign_all, seen.signature.groups());
-    if records {
-        Signatures::sort(patterns, sort, record, buffers)?;
-    } else {
-        Signatures::sort(patterns, sort, |p| p, buffers)?;
-    }
-    Ok(())
-}
-
-/// [`order_by`] compiled for BMI2, signatures and dense words gathered by `pext`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi2,popcnt")]
-fn order_avx2(
-    seen: &Seen,
-    records: bool,
-    patterns: &[Pattern],
-    buffers: SortBuffers,
-) -> Result<(), TryReserveError> {
-    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
-    let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
-        Signatures::sign_each(patterns, out, |p| seen.signature.signature_by(p, pext))
-    };
-    let record = |p| seen.record(p, |part: &Gather, p| part.gather(p, pext));
-    order_by(seen, records, patterns, (sign_all, record), buffers)
-}
-
-/// [`order_avx2`] with the signatures gathered four at a time ([`sign_all_avx512`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512bitalg")]
-fn order_avx512(
-    seen: &Seen,
-    records: bool,
-    patterns: &[Pattern],
-    buffers: SortBuffers,
-) -> Result<(), TryReserveError> {
-    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
-    // SAFETY: compiled for them.
-    let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| unsafe {
-        sign_all_avx512(&seen.signature, patterns, out)
-    };
-    let record = |p| seen.record(p, |part: &Gather, p| part.gather(p, pext));
-    order_by(seen, records, patterns, (sign_all, record), buffers)
-}
 
 /// The counting loop's steps: packing a pattern's seen diagonals, adding up the clashes'
 /// popcounts, and filling a pattern's own entries from its dense word (one
@@ -1225,7 +1181,7 @@ fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
         let (main, anti) = pack(&seen.rest, p);
         if NARROW {
             // a dense word's anti-diagonals follow its main ones (fewer than 64)
-            fill_rest(main | anti << seen.rest.main_count, shared, own, slot)
+            fill_rest(seen.rest.word((main, anti)), shared, own, slot)
         } else {
             fill_part::<false>((main, anti), &seen.rest, shared, &mut slot[..own]);
             own
@@ -1316,7 +1272,7 @@ fn fill_part<const NARROW: bool>(
 ) {
     // a dense word's anti-diagonals follow its main ones (fewer than 64: at most 2n - 1)
     if NARROW {
-        fill_entries(main | anti << part.main_count, first, entries);
+        fill_entries(part.word((main, anti)), first, entries);
     } else {
         let dense = u128::from(main) | u128::from(anti) << part.main_count;
         fill_entries(dense, first, entries);
