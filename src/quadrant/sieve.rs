@@ -753,6 +753,7 @@ impl Sieve {
 fn slice_avx2(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
     // a closure made here, compiled for AVX2: the function itself went through a shim built
     // for the baseline CPU (SSE2), not inlined (6 % of `count 18 -t 1` on these loops)
+    #[allow(clippy::redundant_closure)]
     sieve.slice(patterns, |rows| transpose64(rows))
 }
 
