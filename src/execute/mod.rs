@@ -35,7 +35,12 @@ pub(crate) fn open(
         // task holds memory and delays a stop
         let builders = workers.at_most(num_cpus::get());
         layout
-            .prepare(resolved.memory_limit, subtasks, &builders, cancel)?
+            .prepare(
+                resolved.memory_limit,
+                subtasks,
+                (&builders, workers.count()),
+                cancel,
+            )?
             .ok_or(Error::Interrupted)?;
         return Ok(Box::new(cpu::Cpu { workers, kernels }));
     }

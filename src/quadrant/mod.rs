@@ -54,13 +54,24 @@ pub const QUADRANT_MAX_N: usize = 27;
 const WHOLE_SOUTH_MAX: u64 = 24 << 20;
 
 /// The most patterns of a unit's halves held at once, a thread: a part of the sliced half
-/// (2^20, 16 MiB and 64 MiB of sieve) and one of the other half (2^23, 128 MiB and as much
-/// again sorted). Only the longest units, from N = 24, are cut (N = 23's halves are shorter;
-/// a unit of N = 26 with 39 M patterns in its halves held 443 MB, 947 MB when held whole).
+/// (2^22, 64 MiB and about 250 MiB of sieve) and one of the other half (2^23, 128 MiB and as
+/// much again sorted). Only the longest units, from N = 24, are cut (N = 23's halves are
+/// shorter). A longer sliced part has more blocks, which more pivots tell apart, and the
+/// other half is ordered again for fewer parts: with 2^22 rather than 2^20, the unit 2600151
+/// of N = 26 took 0.6 times as long, a shard of N = 24 0.9 times. Where the memory is short,
+/// less ([`PartSizes::within`]).
 const MOST_HELD: PartSizes = PartSizes {
-    sliced: 1 << 20,
+    sliced: 1 << 22,
     other: 1 << 23,
 };
+
+/// The least sliced part [`PartSizes::within`] gives (2^20: a thread holds about 350 MB).
+const LEAST_SLICED: usize = 1 << 20;
+
+/// Bytes a thread holds for each pattern of its sliced part (the part, its sorted copy and
+/// the sieve's tables), and for each of its other part (the part and its ordered copy).
+const SLICED_BYTES: u64 = 80;
+const OTHER_BYTES: u64 = 32;
 
 /// The largest north table always kept whole (N = 20 and 21's take 64.5 MB, N = 22 and 23's
 /// 551 MB). The north rows change from unit to unit, so a larger one is kept whole only for a
@@ -148,8 +159,10 @@ pub struct Layout {
     halves: OnceLock<Halves>,
     /// The largest north and south tables kept whole.
     whole_max: [u64; 2],
-    /// The most patterns of a unit's halves held at once.
+    /// The most patterns of a unit's halves held at once, and what [`Layout::prepare`]
+    /// took of that for the memory it had.
     parts: PartSizes,
+    held: OnceLock<PartSizes>,
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
@@ -257,10 +270,25 @@ impl Work {
 
 /// The most patterns of a unit's halves held at once: a part of the half that is sliced,
 /// and one of the other half.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PartSizes {
     sliced: usize,
     other: usize,
+}
+
+impl PartSizes {
+    /// The longest sliced part, down to [`LEAST_SLICED`] (or `self`'s, if less), for which
+    /// `threads` threads hold at most `bytes` in all.
+    fn within(self, bytes: u64, threads: usize) -> PartSizes {
+        let holds = |sliced: usize| {
+            (sliced as u64 * SLICED_BYTES + self.other as u64 * OTHER_BYTES) * threads as u64
+        };
+        let mut sliced = self.sliced;
+        while sliced > LEAST_SLICED && holds(sliced) > bytes {
+            sliced /= 2;
+        }
+        PartSizes { sliced, ..self }
+    }
 }
 
 /// How far east of the west half the east half lies: it is built in the west half's
@@ -282,6 +310,7 @@ impl Layout {
             halves: OnceLock::new(),
             whole_max: [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX],
             parts: MOST_HELD,
+            held: OnceLock::new(),
             building: Mutex::new(()),
             books: Arc::default(),
         }
@@ -308,14 +337,15 @@ impl Layout {
     }
 
     /// Builds the quarter tables for a run of `ids` unit ids when they fit in `memory_limit`
-    /// bytes (otherwise halves are searched, slower but in little memory). Later calls keep
+    /// bytes (otherwise halves are searched, slower but in little memory), and sizes the
+    /// parts of a unit's halves for `counters` threads counting beside them. Later calls keep
     /// what the first decided. Built by `workers`; `None` when `stop` was set first: nothing
     /// is kept, a later call builds again.
     pub(crate) fn prepare(
         &self,
         memory_limit: Budget,
         ids: usize,
-        workers: &Workers,
+        (workers, counters): (&Workers, usize),
         stop: &AtomicBool,
     ) -> Result<Option<()>, Error> {
         let _one_build = lock(&self.building);
@@ -344,6 +374,10 @@ impl Layout {
             };
             Halves::Tables { north, south }
         };
+        // the counting threads take the other half of the memory (see `memory::Room`)
+        let _ = self
+            .held
+            .set(self.parts.within(memory_limit.bytes, counters));
         let _ = self.halves.set(halves);
         Ok(Some(()))
     }
@@ -408,7 +442,7 @@ impl Layout {
                 .prepare(
                     Budget::asked(u64::MAX),
                     self.len(),
-                    &Workers::this_thread(),
+                    (&Workers::this_thread(), 1),
                     stop,
                 )?
                 .is_none()
@@ -418,7 +452,7 @@ impl Layout {
         let halves = self.halves.get().expect("prepared above");
         let counted = WORK.with(|work| -> Result<Option<Found>, TryReserveError> {
             let work = &mut *work.borrow_mut();
-            let limits = (pairs, self.parts);
+            let limits = (pairs, *self.held.get().expect("prepared above"));
             let Some(Pairs { disjoint, patterns }) =
                 work.count(self.n, unit, halves, limits, stop)?
             else {
@@ -595,7 +629,7 @@ mod tests {
             .prepare(
                 Budget::asked(memory_limit),
                 layout.len(),
-                &Workers::this_thread(),
+                (&Workers::this_thread(), 1),
                 &stop,
             )
             .unwrap()
@@ -670,13 +704,35 @@ mod tests {
     }
 
     #[test]
+    fn parts_shrink_to_the_memory_the_threads_have() {
+        let most = MOST_HELD;
+        assert_eq!(most.within(u64::MAX, 64), most);
+        let each = |sliced: usize| sliced as u64 * SLICED_BYTES + most.other as u64 * OTHER_BYTES;
+        assert_eq!(most.within(each(1 << 22), 1).sliced, 1 << 22);
+        assert_eq!(most.within(each(1 << 22) - 1, 1).sliced, 1 << 21);
+        assert_eq!(most.within(2 * each(1 << 21), 2).sliced, 1 << 21);
+        // never below the least, whatever the memory; a smaller most stays as it is
+        assert_eq!(most.within(1 << 30, 16).sliced, LEAST_SLICED);
+        let small = PartSizes {
+            sliced: 300,
+            other: 1000,
+        };
+        assert_eq!(small.within(0, 4), small);
+    }
+
+    #[test]
     fn a_stopped_build_keeps_nothing_and_a_later_one_builds() {
         let layout = Layout::new(12);
         let stopped = AtomicBool::new(true);
         let workers = Workers::new(2, false).unwrap();
         assert_eq!(
             layout
-                .prepare(Budget::asked(u64::MAX), layout.len(), &workers, &stopped)
+                .prepare(
+                    Budget::asked(u64::MAX),
+                    layout.len(),
+                    (&workers, 2),
+                    &stopped
+                )
                 .unwrap(),
             None
         );
@@ -685,7 +741,7 @@ mod tests {
         let go = AtomicBool::new(false);
         assert_eq!(
             layout
-                .prepare(Budget::asked(u64::MAX), layout.len(), &workers, &go)
+                .prepare(Budget::asked(u64::MAX), layout.len(), (&workers, 2), &go)
                 .unwrap(),
             Some(())
         );

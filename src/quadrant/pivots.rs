@@ -7,15 +7,25 @@ use std::collections::TryReserveError;
 
 /// Most diagonals the stored patterns are grouped by. A pattern's *signature* says which
 /// pivots it occupies; it can only pair with stored patterns whose signature shares no pivot
-/// with its own, so stored blocks holding none of those are skipped. Ten fill two lookups of
-/// the sieve whole, which a run of one signature reads once per block.
-pub(super) const PIVOTS: usize = 10;
+/// with its own, so stored blocks holding none of those are skipped. The sieve takes as many
+/// as its blocks can tell apart and one more (13 for 2^20 stored patterns, 15 for 2^22):
+/// each removes about a quarter of the pairs, and from N = 22 the lists are long enough
+/// for more than ten. Fifteen fill three lookups of the sieve, which a run reads once per
+/// block (sixteen took a fourth, and the loop was a tenth slower at N = 24).
+pub(super) const PIVOTS: usize = 15;
 
 /// Stretches of a side sorted side by side (see [`Signatures::sort`]).
 const STREAMS: usize = 4;
 
 /// Patterns sampled per side to choose the pivots.
 const PIVOT_SAMPLE: usize = 128;
+
+/// Pairs of a load (its stored patterns times the other side's) from which the pivots are
+/// chosen on sampled pairs ([`Pivots::choose_on_pairs`]), 256 patterns sampled a side: a
+/// millisecond a load, which pays for itself only past a few billion pairs (N = 22 and
+/// above). From 64 times as many, 1,024 a side (16 times as long): at N = 24, 0.96 times
+/// as long as with 256.
+const ON_PAIRS_FROM: u64 = 1 << 32;
 
 /// A signature: bit `count - 1 - i` for pivot `i`.
 pub(super) type Signature = u16;
@@ -71,7 +81,8 @@ impl Pivots {
     }
 
     /// The diagonals occupied most often on both sides, strongest first: a pair clashes on
-    /// diagonal `d` about as often as the product of the two sides' rates.
+    /// diagonal `d` about as often as the product of the two sides' rates. Where the pairs
+    /// are many, chosen on sampled pairs instead ([`Pivots::choose_on_pairs`]).
     pub(super) fn choose(
         count: usize,
         stored: &[Pattern],
@@ -79,6 +90,13 @@ impl Pivots {
     ) -> Pivots {
         if count == 0 {
             return Pivots::default();
+        }
+        let pairs = stored.len() as u64 * others.len() as u64;
+        if pairs >= ON_PAIRS_FROM << 6 {
+            return Pivots::choose_on_pairs::<16>(count, stored, (others, shift));
+        }
+        if pairs >= ON_PAIRS_FROM {
+            return Pivots::choose_on_pairs::<4>(count, stored, (others, shift));
         }
         let occupancy = |side: &[Pattern], shift: Shift| {
             let mut rate = [0u32; 128];
@@ -97,20 +115,92 @@ impl Pivots {
         let mut score: [u64; 128] = std::array::from_fn(|d| u64::from(a[d]) * u64::from(b[d]));
         let mut pivots = Pivots::default();
         while pivots.count < count {
-            let (d, &best) = score
-                .iter()
-                .enumerate()
-                .max_by_key(|&(d, s)| (*s, std::cmp::Reverse(d)))
-                .expect("128 scores");
-            if best == 0 {
+            let Some(d) = strongest(&score) else {
                 break;
-            }
+            };
             pivots.mask[pivots.count] = one_diagonal(d);
             pivots.count += 1;
             score[d] = 0;
         }
         pivots
     }
+}
+
+impl Pivots {
+    /// Each pivot the diagonal on which most sampled pairs that no earlier pivot separates
+    /// clash: diagonals occupied most often are much alike (a pattern takes half the
+    /// diagonals of each direction near the middle), and the products of rates chose pivots
+    /// that split the same pairs again. At N = 24 the blocks visited fell by a third.
+    /// `W` words of samples: `64 W` patterns sampled a side.
+    fn choose_on_pairs<const W: usize>(
+        count: usize,
+        stored: &[Pattern],
+        (others, shift): (&[Pattern], Shift),
+    ) -> Pivots {
+        // sampled patterns' occupancy of one diagonal: bit `i` for sample `i`
+        type Sampled<const W: usize> = [u64; W];
+        // for each diagonal, which sampled patterns occupy it
+        let sample = |side: &[Pattern], shift: Shift| {
+            let mut on = [[0u64; W]; 128];
+            let step = side.len().div_ceil(64 * W).max(1);
+            let taken: Vec<Pattern> = side.iter().step_by(step).map(|&p| shift.apply(p)).collect();
+            for (i, p) in taken.iter().enumerate() {
+                let bit = 1 << (i % 64);
+                for_each_bit(p.main, |d| on[d][i / 64] |= bit);
+                for_each_bit(p.anti, |d| on[64 + d][i / 64] |= bit);
+            }
+            (on, taken)
+        };
+        let ((a_on, a), (b_on, b)) = (sample(stored, Shift::default()), sample(others, shift));
+        let common = |x: &Sampled<W>, y: &Sampled<W>| -> u64 {
+            x.iter()
+                .zip(y)
+                .map(|(x, y)| u64::from((x & y).count_ones()))
+                .sum()
+        };
+        // for each sampled stored pattern, the sampled others it is not yet separated from
+        let all: Sampled<W> = std::array::from_fn(|w| {
+            let bits = b.len().saturating_sub(64 * w).min(64);
+            u64::MAX.checked_shr(64 - bits as u32).unwrap_or(0)
+        });
+        let mut alive = vec![all; a.len()];
+        // for each diagonal, the pairs still together that clash on it
+        let mut clashes = [0u64; 128];
+        for (i, p) in a.iter().enumerate() {
+            each_diagonal(*p, |d| clashes[d] += common(&alive[i], &b_on[d]));
+        }
+        let mut pivots = Pivots::default();
+        while pivots.count < count {
+            let Some(d) = strongest(&clashes) else {
+                break;
+            };
+            // the pairs it separates are no longer counted on any diagonal
+            for i in (0..a.len()).filter(|&i| a_on[d][i / 64] >> (i % 64) & 1 != 0) {
+                let parted: Sampled<W> = std::array::from_fn(|w| alive[i][w] & b_on[d][w]);
+                alive[i] = std::array::from_fn(|w| alive[i][w] & !parted[w]);
+                each_diagonal(a[i], |e| clashes[e] -= common(&parted, &b_on[e]));
+            }
+            pivots.mask[pivots.count] = one_diagonal(d);
+            pivots.count += 1;
+        }
+        pivots
+    }
+}
+
+/// The diagonal of the highest score (the lowest of those tied), `None` when every score is 0.
+fn strongest(scores: &[u64; 128]) -> Option<usize> {
+    let (d, &best) = scores
+        .iter()
+        .enumerate()
+        .max_by_key(|&(d, s)| (*s, std::cmp::Reverse(d)))
+        .expect("128 scores");
+    (best > 0).then_some(d)
+}
+
+/// Each diagonal of `p` (main diagonal `d` as `d`, anti-diagonal `d` as `64 + d`).
+fn each_diagonal(p: Pattern, mut f: impl FnMut(usize)) {
+    for_each_bit(p.main, &mut f);
+    for_each_bit(p.anti, |d| f(64 + d));
 }
 
 /// Diagonal `d` alone: main diagonal `d` below 64, anti-diagonal `d - 64` from 64.
@@ -144,9 +234,9 @@ pub(super) struct Signatures {
     anti: u64,
     /// How many pivots `main` holds: the anti-diagonals' gathered bits follow them.
     main_count: u32,
-    /// The signature that each value of the gathered bits gives (indexed through a mask of
-    /// [`PIVOTS`] bits: no bounds check).
-    gathered: Box<[Signature; 1 << PIVOTS]>,
+    /// The signature that each value of the gathered bits gives: `1 << count` of them (a
+    /// fixed table for fifteen pivots took 64 KiB to clear for each load of a unit).
+    gathered: Vec<Signature>,
     /// For each signature bit, the gathered bit of its pivot.
     gathered_bit: [u8; PIVOTS],
     /// One past the largest signature.
@@ -169,7 +259,7 @@ impl Signatures {
             main: 0,
             anti: 0,
             main_count: 0,
-            gathered: Box::new([0; 1 << PIVOTS]),
+            gathered: Vec::new(),
             gathered_bit: [0; PIVOTS],
             groups: 1,
         };
@@ -227,6 +317,7 @@ impl Signatures {
             table.gathered_bit[bit.trailing_zeros() as usize] = gathered as u8;
         }
         // each value's signature: that of the value without its lowest bit, and that bit's
+        table.gathered = vec![0; 1 << count];
         for value in 1..1usize << count {
             let rest = table.gathered[value & (value - 1)];
             table.gathered[value] = rest | bit_of[value.trailing_zeros() as usize];
@@ -322,7 +413,7 @@ impl Signatures {
     /// The signature of gathered bits `gathered` ([`Signatures::signature_by`]'s).
     #[inline(always)]
     pub(super) fn of_gathered(&self, gathered: u64) -> Signature {
-        self.gathered[gathered as usize & ((1 << PIVOTS) - 1)]
+        self.gathered[gathered as usize & (self.gathered.len() - 1)]
     }
 
     /// Copies `patterns` into `sorted` in increasing signature among `groups`, as
@@ -348,9 +439,10 @@ impl Signatures {
         // patterns come in runs of one signature, and one counter bumped again and again
         // waits on its own last store
         let stretch = patterns.len() / STREAMS;
-        // indexed by a signature masked to its bits: no bounds check
-        let mut next = [[0u32; STREAMS]; 1 << PIVOTS];
-        let slot = |s: Signature| usize::from(s) & ((1 << PIVOTS) - 1);
+        // one counter a stream for each signature (as many as the pivots make: 2^16 of
+        // them would take a megabyte)
+        let mut next = vec![[0u32; STREAMS]; groups];
+        let slot = |s: Signature| usize::from(s);
         let (heads, tail) = signatures.split_at(stretch * STREAMS);
         let heads: [&[Signature]; STREAMS] =
             std::array::from_fn(|k| &heads[k * stretch..][..stretch]);
@@ -376,7 +468,7 @@ impl Signatures {
         // every place is written below: only what the buffer grows by is zeroed first (a
         // memset of the whole was 1 % of `count 18`)
         sorted.truncate(patterns.len());
-        sorted.try_reserve(patterns.len() - sorted.len())?;
+        sorted.try_reserve_exact(patterns.len() - sorted.len())?;
         sorted.resize(patterns.len(), Pattern::default());
         // the slice once: through the vector, each store reloaded its length
         let sorted = &mut sorted[..];
@@ -412,6 +504,34 @@ mod tests {
             i += 1;
         });
         packed
+    }
+
+    #[test]
+    fn pivots_on_pairs_skip_a_diagonal_that_separates_no_more_pairs() {
+        // three in five patterns of each side on diagonals 0 and 1 together, the others on
+        // 2: the rates rank 0 and 1 first, but 1 separates no pair that 0 has not
+        let side: Vec<Pattern> = (0..100)
+            .map(|i| Pattern {
+                main: if i % 5 < 3 { 0b011 } else { 0b100 },
+                anti: 0,
+            })
+            .collect();
+        let on_pairs = Pivots::choose_on_pairs::<4>(2, &side, (&side, Shift::default()));
+        let mains: Vec<u64> = on_pairs.mask[..on_pairs.count]
+            .iter()
+            .map(|m| m.main)
+            .collect();
+        assert_eq!(mains, [0b001, 0b100]);
+        // past the pairs it can separate, no more pivots
+        let all = Pivots::choose_on_pairs::<16>(5, &side, (&side, Shift::default()));
+        assert_eq!(all.count, 2);
+        // the rates alone take 0 and 1 (too few pairs to be chosen on pairs)
+        let by_rates = Pivots::choose(2, &side, (&side, Shift::default()));
+        let mains: Vec<u64> = by_rates.mask[..by_rates.count]
+            .iter()
+            .map(|m| m.main)
+            .collect();
+        assert_eq!(mains, [0b001, 0b010]);
     }
 
     #[test]

@@ -9,14 +9,16 @@
 //! them the pattern occupies.
 //!
 //! Most pairs clash, and on a few diagonals most of all. Where the lists are long, the
-//! stored patterns are sorted by *signature* (which of up to ten such pivot diagonals they
-//! occupy) before slicing; a pattern of the other side then visits only the blocks holding a
-//! signature disjoint from its own. Each pivot removes about 30 % of the pairs (measured at
-//! N = 16 and 18), so the pair work shrinks several times where it matters, at large N. The
-//! other side, put in signature order, is counted a run of one signature at a time (up to
-//! 256 patterns), block by block: a block's tables then serve the whole run from the nearest
+//! stored patterns are sorted by *signature* (which of up to fifteen such pivot diagonals
+//! they occupy) before slicing; a pattern of the other side then visits only the blocks
+//! holding a signature disjoint from its own. Each pivot removes about a quarter of the
+//! pairs, so the pair work shrinks many times where it matters, at large N. The other side,
+//! put in signature order, is counted a run of one signature at a time (up to 256
+//! patterns), block by block: a block's tables then serve the whole run from the nearest
 //! cache. The pivots have lookups of their own, which every pattern of a run reads alike: a
-//! block's are read once for the run, and each pattern reads only the rest.
+//! block's are read once for the run, and each pattern reads only the rest. Where the
+//! stored blocks are many (N = 24 and above), runs are taken in batches that pass over the
+//! blocks a stretch at a time, so that a block's tables serve every run of the batch.
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
@@ -329,7 +331,7 @@ impl Entries {
     fn make_room(&mut self, len: usize) -> Result<(), TryReserveError> {
         let words = len * ENTRY_WORDS + ENTRY_WORDS - 1;
         if self.words.len() < words {
-            self.words.try_reserve(words - self.words.len())?;
+            self.words.try_reserve_exact(words - self.words.len())?;
             self.words.resize(words, 0);
         }
         let misaligned = self.words.as_ptr().addr() % std::mem::align_of::<Slice>();
@@ -389,8 +391,10 @@ pub struct Sieve {
     sorted: Vec<Pattern>,
     signatures: Vec<Signature>,
     start: Vec<usize>,
-    /// The counting loop's buffer: each pattern of a run's entries.
-    entries: RefCell<Vec<u32>>,
+    /// How the counting loop takes runs in batches where the blocks are many, and its
+    /// buffers.
+    batching: Batching,
+    batch: RefCell<BatchBuffers>,
 }
 
 impl Sieve {
@@ -726,6 +730,22 @@ impl Sieve {
     /// [`Sieve::count_disjoint_on`] of the other side once ordered: signature `s`'s
     /// patterns (or records) at `others[start[s]..start[s + 1]]`.
     fn count_ordered(&self, pairs: PairKernel, others: Ordered, stop: &AtomicBool) -> Option<u64> {
+        // the loops with batches and those without are compiled apart: together, the code
+        // of one made the other slower (`count 18 -t 1`, none batched, 1.04 times as long)
+        if self.blocks > self.batching.stretch {
+            self.count_ordered_on::<true>(pairs, others, stop)
+        } else {
+            self.count_ordered_on::<false>(pairs, others, stop)
+        }
+    }
+
+    /// [`Sieve::count_ordered`] on the loops `pairs`, the runs taken in batches or not.
+    fn count_ordered_on<const BATCHED: bool>(
+        &self,
+        pairs: PairKernel,
+        others: Ordered,
+        stop: &AtomicBool,
+    ) -> Option<u64> {
         match pairs {
             PairKernel::Scalar => {
                 let loops = (
@@ -734,15 +754,17 @@ impl Sieve {
                     fill_every,
                     order_by_reads,
                 );
-                count_body::<false>(self, others, stop, loops)
+                count_body::<false, BATCHED>(self, others, stop, loops)
             }
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => unsafe { count_avx2(self, others, stop) },
+            PairKernel::Avx2 => unsafe { count_avx2::<BATCHED>(self, others, stop) },
             // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
             // and AVX-512 F, VL and VPOPCNTDQ.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2WithAvx512 => unsafe { count_avx2_with_avx512(self, others, stop) },
+            PairKernel::Avx2WithAvx512 => unsafe {
+                count_avx2_with_avx512::<BATCHED>(self, others, stop)
+            },
         }
     }
 }
@@ -770,8 +792,12 @@ fn slice_avx512(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserv
 /// packs a pattern's seen diagonals) and popcnt.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt")]
-fn count_avx2(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> Option<u64> {
-    count_by_pext::<false>(
+fn count_avx2<const BATCHED: bool>(
+    sieve: &Sieve,
+    others: Ordered,
+    stop: &AtomicBool,
+) -> Option<u64> {
+    count_by_pext::<false, BATCHED>(
         sieve,
         others,
         stop,
@@ -782,7 +808,7 @@ fn count_avx2(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> Option<u64> 
 /// [`count_body`] with a pattern's seen diagonals packed by `pext`, the clashes' popcounts added up by `add`: the body of the loops built for BMI2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn count_by_pext<const COMPACT: bool>(
+fn count_by_pext<const COMPACT: bool, const BATCHED: bool>(
     sieve: &Sieve,
     others: Ordered,
     stop: &AtomicBool,
@@ -796,7 +822,7 @@ fn count_by_pext<const COMPACT: bool>(
     // has it (`PairKernel`).
     let pext = |x, mask| unsafe { std::arch::x86_64::_pext_u64(x, mask) };
     let pack = |part: &Gather, p| part.gather(p, pext);
-    count_body::<COMPACT>(sieve, others, stop, (pack, add, fill_rest, order))
+    count_body::<COMPACT, BATCHED>(sieve, others, stop, (pack, add, fill_rest, order))
 }
 
 /// [`count_avx2`] with the popcounts taken by `vpopcntq` (AVX-512 VPOPCNTDQ on 256-bit
@@ -805,7 +831,11 @@ fn count_by_pext<const COMPACT: bool>(
 /// 0.91 at a shard of N = 20).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq,avx512bw,avx512vbmi2")]
-fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> Option<u64> {
+fn count_avx2_with_avx512<const BATCHED: bool>(
+    sieve: &Sieve,
+    others: Ordered,
+    stop: &AtomicBool,
+) -> Option<u64> {
     use std::arch::x86_64::*;
     let add = |counts: &mut [u64; 4], clash: &[[u64; 4]]| {
         // SAFETY: each points to four u64, read and written unaligned.
@@ -827,7 +857,7 @@ fn count_avx2_with_avx512(sieve: &Sieve, others: Ordered, stop: &AtomicBool) -> 
     let order = |reads: &RunReads, run, order: &mut RunOrder| unsafe {
         order_by_reads_avx512(reads, run, order)
     };
-    count_by_pext::<true>(sieve, others, stop, (add, fill, order))
+    count_by_pext::<true, BATCHED>(sieve, others, stop, (add, fill, order))
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,
@@ -974,7 +1004,7 @@ type Ordered<'a> = (&'a [Pattern], &'a [usize]);
 /// word), which returns how many it wrote at the front: those of every lookup, or
 /// (`COMPACT`) only those of the lookups the pattern occupies.
 #[inline(always)]
-fn count_body<const COMPACT: bool>(
+fn count_body<const COMPACT: bool, const BATCHED: bool>(
     sieve: &Sieve,
     others: Ordered,
     stop: &AtomicBool,
@@ -986,9 +1016,9 @@ fn count_body<const COMPACT: bool>(
     ),
 ) -> Option<u64> {
     match (sieve.reads_records(), sieve.seen.rest.len() <= 64) {
-        (true, _) => count_pairs::<true, true, COMPACT>(sieve, others, stop, loops),
-        (false, true) => count_pairs::<false, true, COMPACT>(sieve, others, stop, loops),
-        (false, false) => count_pairs::<false, false, COMPACT>(sieve, others, stop, loops),
+        (true, _) => count_pairs::<true, true, COMPACT, BATCHED>(sieve, others, stop, loops),
+        (false, true) => count_pairs::<false, true, COMPACT, BATCHED>(sieve, others, stop, loops),
+        (false, false) => count_pairs::<false, false, COMPACT, BATCHED>(sieve, others, stop, loops),
     }
 }
 
@@ -1135,17 +1165,211 @@ unsafe fn order_by_reads_avx512(
     }
 }
 
-/// The counting loop: for each signature's patterns of `others` (`start`: see
-/// [`Sieve::order`]), the blocks that signature reaches, a run of them at a time: the run
-/// shares its pivot lookups, read once per block, and each pattern reads the rest. `RECORDS`:
-/// the other side comes as records of dense words ([`Sieve::order`]), else as patterns
-/// whose seen diagonals `pack` gathers ([`Gather::gather`]). `NARROW`: the seen diagonals
-/// other than the pivots fit one word, whose shifts cost less than a pair's. The loops' other
-/// steps: adding up the clashes' popcounts, and filling a pattern's own entries: every
-/// lookup's, or (`COMPACT`) only the occupied ones', the run then visited in increasing
-/// number of reads.
+/// Patterns of the other side whose entries are worked out together, a batch: its runs pass
+/// over the stored blocks a stretch at a time, so that a block's tables, loaded once, serve
+/// every run of the batch that reaches it. A run alone holds too few patterns to pay for
+/// loading them (40 on average at N = 24 with fifteen pivots), and each visit took the
+/// longer the more blocks were stored: 1.7 ns with 2^18 stored patterns at N = 24, 3.7 ns
+/// with 2^22 (Zen 4), 2.9 ns once batched. 2048 and 8192 patterns were alike or slower.
+const BATCH: usize = 4096;
+
+/// Most runs in a batch (short runs of many signatures, each with its own reach).
+const BATCH_RUNS: usize = 128;
+
+/// Stored blocks a batch visits at a time (about 3 MB of tables, of which the batch's runs
+/// reach a few hundred kilobytes): 128 and 512 were alike, 64 slower (a run then reaches too
+/// few blocks of a stretch to visit four at a time).
+const STRETCH_BLOCKS: usize = 256;
+
+/// The counting loop's buffers, kept from unit to unit: each pattern of a batch's entries,
+/// and for each run of it, how many of its own lookups each pattern reads and its patterns
+/// in increasing order of that.
+#[derive(Clone, Debug, Default)]
+struct BatchBuffers {
+    entries: Vec<u32>,
+    reads: Vec<RunReads>,
+    order: Vec<RunOrder>,
+}
+
+/// How the counting loop batches runs (see [`count_pairs`]): blocks visited a stretch at a
+/// time where there are more than `stretch`, batches of at most `patterns` patterns and
+/// `runs` runs (at most [`BATCH`] and [`BATCH_RUNS`]: the tests take fewer).
+#[derive(Clone, Copy, Debug)]
+struct Batching {
+    stretch: usize,
+    patterns: usize,
+    runs: usize,
+}
+
+impl Default for Batching {
+    fn default() -> Batching {
+        Batching {
+            stretch: STRETCH_BLOCKS,
+            patterns: BATCH,
+            runs: BATCH_RUNS,
+        }
+    }
+}
+
+/// Most lookups of the pivots, which a run shares.
+const SHARED_MOST: usize = PIVOTS.div_ceil(TABLE_BITS as usize);
+
+/// A run of a batch: patterns `first..first + len` of the batch, of one signature, whose
+/// compatible blocks still to visit are `reach[next..end]`.
+#[derive(Clone, Copy, Default)]
+struct BatchRun {
+    first: usize,
+    len: usize,
+    next: usize,
+    end: usize,
+    /// The run's shared entries (its pivots' lookups).
+    shared: [u32; SHARED_MOST],
+}
+
+/// One load's counting loop and its steps: packing a pattern's seen diagonals, adding up the
+/// clashes' popcounts, filling a pattern's own entries from its dense word and ordering a
+/// run by reads (see [`count_body`]). `RECORDS`: the other side comes as records of dense
+/// words ([`Sieve::order`]), else as patterns whose seen diagonals `pack` gathers
+/// ([`Gather::gather`]). `NARROW`: the seen diagonals other than the pivots fit one word,
+/// whose shifts cost less than a pair's. `COMPACT`: a pattern reads only its occupied
+/// lookups, and a run is visited in increasing number of reads.
+struct Runs<
+    'a,
+    Pack,
+    Add,
+    Fill,
+    Order,
+    const RECORDS: bool,
+    const NARROW: bool,
+    const COMPACT: bool,
+> {
+    sieve: &'a Sieve,
+    others: &'a [Pattern],
+    /// Lookups of the pivots (shared by a run), and the others (each pattern's own).
+    shared: usize,
+    own: usize,
+    pack: Pack,
+    add: Add,
+    fill_rest: Fill,
+    order_run: Order,
+}
+
+impl<Pack, Add, Fill, Order, const RECORDS: bool, const NARROW: bool, const COMPACT: bool>
+    Runs<'_, Pack, Add, Fill, Order, RECORDS, NARROW, COMPACT>
+where
+    Pack: Fn(&Gather, Pattern) -> (u64, u64) + Copy,
+    Add: Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+    Fill: Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+    Order: Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
+{
+    /// A pattern's own entries, in `slot` (at least `own` long, 16 where `fill_rest` packs
+    /// them): how many it reads.
+    #[inline(always)]
+    fn fill_own(&self, p: Pattern, slot: &mut [u32]) -> usize {
+        let (seen, shared, own) = (&self.sieve.seen, self.shared, self.own);
+        if RECORDS {
+            return (self.fill_rest)(p.main, shared, own, slot);
+        }
+        let (main, anti) = (self.pack)(&seen.rest, p);
+        if NARROW {
+            // a dense word's anti-diagonals follow its main ones (fewer than 64)
+            (self.fill_rest)(seen.rest.word((main, anti)), shared, own, slot)
+        } else {
+            fill_part::<false>((main, anti), &seen.rest, shared, &mut slot[..own]);
+            own
+        }
+    }
+
+    /// The run of signature `group` at `others[at..at + len]`: its own entries in `slots`,
+    /// and (`COMPACT`) how many each pattern reads and the order they are visited in.
+    /// Returns its shared entries.
+    #[inline(always)]
+    fn fill(
+        &self,
+        (group, at, len): (usize, usize, usize),
+        slots: &mut [u32],
+        (reads, order): (&mut RunReads, &mut RunOrder),
+    ) -> [u32; SHARED_MOST] {
+        let seen = &self.sieve.seen;
+        let run = &self.others[at..at + len];
+        let mut shared = [0u32; SHARED_MOST];
+        // every pattern of the run occupies the same pivots
+        if RECORDS {
+            let pivots = seen.signature.gathered_of(group as Signature);
+            fill_entries(pivots, 0, &mut shared[..self.shared]);
+        } else {
+            let pivots = (self.pack)(&seen.pivots, run[0]);
+            fill_part::<NARROW>(pivots, &seen.pivots, 0, &mut shared[..self.shared]);
+        }
+        if COMPACT {
+            let mut most = 0;
+            for ((i, &p), read) in run.iter().enumerate().zip(reads.iter_mut()) {
+                let count = self.fill_own(p, &mut slots[i * self.own..]);
+                *read = count as u8;
+                most = most.max(count);
+            }
+            // the run's patterns by how many lookups they read, fewest first: the loop
+            // over a pattern's entries then ends after as many steps as the last one's
+            // (in the patterns' order, `count 18 -t 1` took 1.12 times as long); the
+            // reads past the run's are 0xFF, which no pattern reads
+            reads[len..].fill(u8::MAX);
+            (self.order_run)(reads, (len, most), order);
+        } else {
+            for (&p, slot) in run.iter().zip(slots.chunks_exact_mut(self.own)) {
+                self.fill_own(p, slot);
+            }
+        }
+        shared
+    }
+
+    /// Adds to `counts` the clashes of a run of `len` patterns with the blocks `reach`,
+    /// from its entries as [`Runs::fill`] left them.
+    #[inline(always)]
+    fn visit(
+        &self,
+        reach: &[u32],
+        (shared, own_entries, len): (&[u32], &[u32], usize),
+        (reads, order): (&RunReads, &RunOrder),
+        counts: &mut [u64; 4],
+    ) {
+        let (sieve, own, add) = (self.sieve, self.own, self.add);
+        if COMPACT {
+            let patterns = order[..len].iter().map(|&i| {
+                let i = usize::from(i);
+                &own_entries[i * own..][..usize::from(reads[i])]
+            });
+            visit_blocks(
+                sieve,
+                reach,
+                (&shared[..self.shared], patterns),
+                (counts, add),
+            );
+        } else {
+            let patterns = own_entries[..len * own].chunks_exact(own);
+            visit_blocks(
+                sieve,
+                reach,
+                (&shared[..self.shared], patterns),
+                (counts, add),
+            );
+        }
+    }
+}
+
+/// The counting loop: the other side's runs (up to [`RUN`] patterns of one signature, in
+/// signature order: see [`Sieve::order`]) visit the stored blocks their signature reaches,
+/// sharing their pivot lookups, read once per block, each pattern reading the rest. Where
+/// the stored blocks are many, the runs are taken a batch at a time: each run's entries are
+/// worked out once, then the batch passes over the blocks a stretch at a time, so that a
+/// block's tables, loaded once, serve every run of the batch that reaches it. The loops'
+/// steps are [`Runs`]'.
 #[inline(always)]
-fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
+fn count_pairs<
+    const RECORDS: bool,
+    const NARROW: bool,
+    const COMPACT: bool,
+    const BATCHED: bool,
+>(
     sieve: &Sieve,
     (others, start): Ordered,
     stop: &AtomicBool,
@@ -1156,85 +1380,116 @@ fn count_pairs<const RECORDS: bool, const NARROW: bool, const COMPACT: bool>(
         impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
     ),
 ) -> Option<u64> {
+    let shared = sieve.seen.pivot_lookups;
+    let own = sieve.lookups - shared;
+    let runs = Runs::<_, _, _, _, RECORDS, NARROW, COMPACT> {
+        sieve,
+        others,
+        shared,
+        own,
+        pack,
+        add,
+        fill_rest,
+        order_run,
+    };
     // per 64-bit word: a vector of sums, added up once at the end
     let mut counts = [0u64; 4];
     let mut covered = 0u64;
-    let seen = &sieve.seen;
-    let shared = seen.pivot_lookups;
-    let own = sieve.lookups - shared;
-    // for each pattern of the run, the entry each of its own lookups reads, as a byte offset
-    // in a block
-    let mut entries = sieve.entries.borrow_mut();
-    // and room for a last store of 16 entries past the run's
-    let size = RUN.min(others.len()) * own + 16;
+    // for each pattern of a batch, the entry each of its own lookups reads, as a byte
+    // offset in a block, and room for a last store of 16 entries past the batch's
+    let mut buffers = sieve.batch.borrow_mut();
+    let BatchBuffers {
+        entries,
+        reads,
+        order,
+    } = &mut *buffers;
+    let Batching {
+        stretch: stretch_blocks,
+        patterns: most_patterns,
+        runs: most_runs,
+    } = sieve.batching;
+    let size = most_patterns.min(others.len()) * own + 16;
     if entries.len() < size {
-        // a few kilobytes, kept for the next unit
+        // tens of kilobytes, kept for the next unit
         entries.resize(size, 0);
     }
-    let mut run_entries = [0u32; PIVOTS.div_ceil(TABLE_BITS as usize)];
-    let run_entries = &mut run_entries[..shared];
-    // for each pattern of the run, how many of its own lookups it reads, and the run's
-    // patterns in increasing order of that
-    let (mut reads, mut order): (RunReads, RunOrder) = ([0; RUN], [0; RUN + 64]);
-    // a pattern's own entries, in `slot` (at least `own` long, 16 where `fill_rest` packs
-    // them): how many it reads
-    let fill_own = |p: Pattern, slot: &mut [u32]| {
-        if RECORDS {
-            return fill_rest(p.main, shared, own, slot);
-        }
-        let (main, anti) = pack(&seen.rest, p);
-        if NARROW {
-            // a dense word's anti-diagonals follow its main ones (fewer than 64)
-            fill_rest(seen.rest.word((main, anti)), shared, own, slot)
-        } else {
-            fill_part::<false>((main, anti), &seen.rest, shared, &mut slot[..own]);
-            own
-        }
-    };
-    let (mut done, mut next_look) = (0, STOP_CHECK);
-    for (group, bounds) in start.windows(2).enumerate() {
-        let reach = &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]];
-        for run in others[bounds[0]..bounds[1]].chunks(RUN) {
-            if done >= next_look {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
+    if !BATCHED {
+        // few blocks: each run visits them all as soon as its entries are worked out
+        let (mut run_reads, mut run_order): (RunReads, RunOrder) = ([0; RUN], [0; RUN + 64]);
+        let (mut done, mut next_look) = (0, STOP_CHECK);
+        for (group, bounds) in start.windows(2).enumerate() {
+            let reach = &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]];
+            for at in (bounds[0]..bounds[1]).step_by(RUN) {
+                if done >= next_look {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    next_look += STOP_CHECK;
                 }
-                next_look += STOP_CHECK;
+                let len = RUN.min(bounds[1] - at);
+                done += len;
+                covered += sieve.covered[group] * len as u64;
+                let run = (&mut run_reads, &mut run_order);
+                let shared = runs.fill((group, at, len), entries, run);
+                let run = (&run_reads, &run_order);
+                runs.visit(reach, (&shared, &entries[..], len), run, &mut counts);
             }
-            done += run.len();
-            // every pattern of the run occupies the same pivots
-            if RECORDS {
-                let pivots = seen.signature.gathered_of(group as Signature);
-                fill_entries(pivots, 0, run_entries);
-            } else {
-                fill_part::<NARROW>(pack(&seen.pivots, run[0]), &seen.pivots, 0, run_entries);
+        }
+    } else {
+        // for each run of the batch, how many of its own lookups each pattern reads, and
+        // its patterns in increasing order of that
+        if reads.len() < most_runs {
+            reads.resize(most_runs, [0; RUN]);
+            order.resize(most_runs, [0; RUN + 64]);
+        }
+        let mut batch = [BatchRun::default(); BATCH_RUNS];
+        // where the next batch starts: a signature, and a pattern of it
+        let (mut group, mut at) = (0, start[0]);
+        let groups = start.len() - 1;
+        let stride = sieve.lookups * TABLE_ENTRIES;
+        let stretches = sieve.blocks.div_ceil(stretch_blocks);
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return None;
             }
-            covered += sieve.covered[group] * run.len() as u64;
-            if COMPACT {
-                let mut most = 0;
-                for (i, &p) in run.iter().enumerate() {
-                    let read = fill_own(p, &mut entries[i * own..]);
-                    reads[i] = read as u8;
-                    most = most.max(read);
+            // the batch: runs of the next signatures, their entries worked out
+            let (mut held, mut filled) = (0, 0);
+            while held < most_runs && filled < most_patterns && group < groups {
+                if at == start[group + 1] {
+                    group += 1;
+                    at = start.get(group).copied().unwrap_or(at);
+                    continue;
                 }
-                // the run's patterns by how many lookups they read, fewest first: the loop
-                // over a pattern's entries then ends after as many steps as the last one's
-                // (in the patterns' order, `count 18 -t 1` took 1.12 times as long); the
-                // reads past the run's are 0xFF, which no pattern reads
-                reads[run.len()..].fill(u8::MAX);
-                order_run(&reads, (run.len(), most), &mut order);
-                let entries = &entries[..];
-                let patterns = order[..run.len()].iter().map(|&i| {
-                    let i = usize::from(i);
-                    &entries[i * own..][..usize::from(reads[i])]
-                });
-                visit_blocks(sieve, reach, (run_entries, patterns), (&mut counts, add));
-            } else {
-                for (&p, slot) in run.iter().zip(entries.chunks_exact_mut(own)) {
-                    fill_own(p, slot);
+                let len = RUN.min(start[group + 1] - at).min(most_patterns - filled);
+                covered += sieve.covered[group] * len as u64;
+                let run = (&mut reads[held], &mut order[held]);
+                batch[held] = BatchRun {
+                    first: filled,
+                    len,
+                    next: sieve.reach_at[group],
+                    end: sieve.reach_at[group + 1],
+                    shared: runs.fill((group, at, len), &mut entries[filled * own..], run),
+                };
+                held += 1;
+                filled += len;
+                at += len;
+            }
+            if held == 0 {
+                break;
+            }
+            // the stored blocks a stretch at a time, each run visiting those it reaches
+            for stretch_end in (1..=stretches).map(|s| s * stretch_blocks) {
+                let limit = (stretch_end * stride) as u32;
+                for (r, run) in batch[..held].iter_mut().enumerate() {
+                    let reach = &sieve.reach[run.next..run.end];
+                    let n = reach.partition_point(|&b| b < limit);
+                    if n == 0 {
+                        continue;
+                    }
+                    run.next += n;
+                    let entries = (&run.shared[..], &entries[run.first * own..], run.len);
+                    runs.visit(&reach[..n], entries, (&reads[r], &order[r]), &mut counts);
                 }
-                let patterns = entries[..run.len() * own].chunks_exact(own);
-                visit_blocks(sieve, reach, (run_entries, patterns), (&mut counts, add));
             }
         }
     }
@@ -1593,10 +1848,19 @@ pub(crate) mod tests {
         }
         let (never, stopped) = (AtomicBool::new(false), AtomicBool::new(true));
         let counted = sieve.count_disjoint(&right);
-        for kernel in PairKernel::available() {
-            let mut count = |stop| sieve.count_disjoint_on(kernel, &right, stop).unwrap();
-            assert_eq!(count(&never), Some(counted), "{kernel:?}");
-            assert_eq!(count(&stopped), None, "{kernel:?}");
+        // runs alone, and in batches over stretches of blocks
+        let batched = Batching {
+            stretch: 1,
+            patterns: 300,
+            runs: 3,
+        };
+        for batching in [Batching::default(), batched] {
+            sieve.batching = batching;
+            for kernel in PairKernel::available() {
+                let mut count = |stop| sieve.count_disjoint_on(kernel, &right, stop).unwrap();
+                assert_eq!(count(&never), Some(counted), "{kernel:?} {batching:?}");
+                assert_eq!(count(&stopped), None, "{kernel:?} {batching:?}");
+            }
         }
     }
 
@@ -1664,17 +1928,35 @@ pub(crate) mod tests {
             .count() as u64;
         let (a, b) = (left.len(), right.len());
         let mut sieve = Sieve::default();
+        // the blocks also in stretches of one and two, the runs in batches of a few
+        let batchings = [
+            Batching::default(),
+            Batching {
+                stretch: 1,
+                patterns: 300,
+                runs: 3,
+            },
+            Batching {
+                stretch: 2,
+                patterns: 1000,
+                runs: 40,
+            },
+        ];
         for layout in PairKernel::available() {
             sieve.load(layout, left, (right, shift)).unwrap();
             for kernel in PairKernel::available() {
-                let got = sieve.count_disjoint_on(kernel, right, &AtomicBool::new(false));
-                assert_eq!(
-                    got.unwrap(),
-                    Some(want),
-                    "{layout:?}/{kernel:?}, {a} x {b} {shift:?}"
-                );
+                for batching in batchings {
+                    sieve.batching = batching;
+                    let got = sieve.count_disjoint_on(kernel, right, &AtomicBool::new(false));
+                    assert_eq!(
+                        got.unwrap(),
+                        Some(want),
+                        "{layout:?}/{kernel:?}, {a} x {b} {shift:?} {batching:?}"
+                    );
+                }
             }
         }
+        sieve.batching = Batching::default();
         sieve
     }
 }
