@@ -45,8 +45,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use units::{Ids, Unit, NO_MIDDLE};
 
-/// The largest board the quadrant engine takes: its work grows about 14× a board (N = 26
-/// 150,000 core-hours, N = 27 about a million), so N = 28 would take a cluster years.
+/// The largest board the quadrant engine takes: its work grows 7 to 15 times a board (N = 26
+/// about 15,000 core-hours, N = 27 about 100,000), so N = 28, an even step, would take a
+/// thousand cores two months or more.
 pub const QUADRANT_MAX_N: usize = 27;
 
 /// The largest south table kept whole (N = 18's takes 15 MiB, N = 19's 40): larger ones are
