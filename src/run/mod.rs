@@ -6,56 +6,31 @@
 //! [`RunRequest`] and calls [`run`].
 
 mod collect;
+mod counting;
 mod hooks;
 mod ledger;
+mod outcome;
 mod race;
 mod request;
 
 pub use hooks::{Hooks, Progress};
+pub use outcome::RunOutcome;
 pub use request::RunRequest;
 
-use crate::checkpoint::{Checkpoint, Part, RunIdentity};
+use crate::checkpoint::Checkpoint;
 use crate::counts::Counts;
 use crate::error::Error;
-use crate::execute::{self, Executed, Job};
+use crate::execute::{self, Job};
 use crate::found::Found;
 use crate::options::CountOptions;
 use crate::parallel::lock;
 use crate::plan::Plan;
-use crate::shard::Shard;
 use collect::collect;
+use counting::Counting;
 use ledger::Ledger;
-use race::Counting;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// What a finished run found.
-///
-/// ```
-/// use nqueens::{run, CountOptions, Hooks, RunRequest, Shard};
-/// let request = RunRequest { shard: Shard::new(0, 2).unwrap(), ..RunRequest::new(8, CountOptions::default(), None) };
-/// let outcome = run(&request, &Hooks::default()).unwrap();
-/// let parts: u64 = outcome.parts.iter().map(|p| p.total).sum();
-/// assert_eq!(u128::from(parts), outcome.counts.total);
-/// assert_eq!((outcome.resumed_subtasks, outcome.save_error), (0, None));
-/// ```
-#[derive(Clone, Debug)]
-pub struct RunOutcome {
-    /// Totals over the whole shard, resumed subtasks included (`searched_nodes`: this run's).
-    pub counts: Counts,
-    /// Subtasks taken from the checkpoint instead of searched.
-    pub resumed_subtasks: usize,
-    /// The shard counted.
-    pub shard: Shard,
-    /// The run's identity (what shard results and checkpoints carry).
-    pub identity: RunIdentity,
-    /// What each subtask of the shard found, in shard order (id `shard.global(k)` at `k`).
-    pub parts: Vec<Part>,
-    /// The last save failed after every subtask was counted: the counts are whole, the file
-    /// is older than them.
-    pub save_error: Option<Error>,
-}
 
 /// Runs the pipeline. On cancellation the checkpoint (if any) is saved and the result is
 /// [`Error::Interrupted`] ([`Error::InterruptedUnsaved`] when that save failed).
@@ -72,7 +47,7 @@ pub fn run(request: &RunRequest, hooks: &Hooks<'_>) -> Result<RunOutcome, Error>
     // the checkpoint is locked and read first: its run decides how a resumed run is cut
     let path = request.checkpoint.as_deref();
     let checkpoint = path.map(Checkpoint::open).transpose()?;
-    let (plan, mut resolved) = request.resolve(checkpoint.as_ref(), stop)?;
+    let (plan, resolved) = request.resolve(checkpoint.as_ref(), stop)?;
     if stop.load(Ordering::Relaxed) {
         // stopped before anything was counted: the checkpoint stays as it was
         return Err(Error::Interrupted);
@@ -85,56 +60,12 @@ pub fn run(request: &RunRequest, hooks: &Hooks<'_>) -> Result<RunOutcome, Error>
     }
     // the time counts from here: opening builds the quadrant engine's tables
     let start = Instant::now();
-    let rival = resolved.race.take();
-    let executor = execute::open(&plan, &resolved, ledger.len() - ledger.resumed(), stop)?;
-    let mut counting = Counting {
-        plan,
-        resolved,
-        executor,
-        ledger,
-        executed: Executed::default(),
-        notes: Vec::new(),
+    let (counting, rival) = Counting::open(plan, resolved, ledger, stop)?;
+    let counting = match rival {
+        Some(rival) => race::settle(counting, *rival, request, hooks, stop)?,
+        None => counting,
     };
-    if let Some(rival) = rival {
-        counting = race::settle(counting, *rival, request, hooks, stop)?;
-    }
-    let Counting {
-        plan,
-        resolved,
-        executor,
-        mut ledger,
-        executed,
-        mut notes,
-    } = counting;
-    let todo = ledger.todo()?;
-    let job = (&plan, &todo[..], request.options.unique);
-    let executed = executed + ledger.execute(&*executor, job, hooks, stop, request.save_every)?;
-    let device_choice = ledger.choice();
-    notes.splice(0..0, resolved.notes.iter().cloned());
-    notes.extend(device_choice.map(|race| race.describe()));
-    let facts = (executor.facts(), executed, &notes[..]);
-    let (sum, searched) = (ledger.sum(), ledger.searched_nodes());
-    let mut counts = collect(
-        &plan,
-        &request.options,
-        sum,
-        searched,
-        ledger.len(),
-        facts,
-        start.elapsed(),
-    );
-    counts.device_choice = device_choice;
-    let resumed_subtasks = ledger.resumed();
-    let identity = ledger.identity().clone();
-    let (parts, save_error) = ledger.finish();
-    Ok(RunOutcome {
-        counts,
-        resumed_subtasks,
-        shard: request.shard,
-        identity,
-        parts,
-        save_error,
-    })
+    counting.finish(request, hooks, stop, start)
 }
 
 /// Counts the subtasks `ids` of `plan` (execute and collect only: no shard, no checkpoint)

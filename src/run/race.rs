@@ -3,6 +3,7 @@
 //! theirs against the CPU's time, and the run goes on with the winner's plan and what it
 //! has counted.
 
+use super::counting::Counting;
 use super::hooks::Hooks;
 use super::ledger::Ledger;
 use super::request::RunRequest;
@@ -13,23 +14,11 @@ use crate::found::Found;
 use crate::parallel::lock;
 use crate::plan::Plan;
 use crate::race::{DeviceRace, CALIBRATION_SHARDS};
-use crate::resolved::{Resolved, Rival};
+use crate::resolved::Rival;
 use crate::shard::Shard;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
-
-/// A run's plan, how it is counted and what it has counted so far: what the race hands on.
-pub(super) struct Counting {
-    pub plan: Plan,
-    pub resolved: Resolved,
-    pub executor: Box<dyn Executor>,
-    pub ledger: Ledger,
-    /// What the executions so far add to the facts.
-    pub executed: Executed,
-    /// Notes of the executions so far.
-    pub notes: Vec<String>,
-}
 
 /// How often the GPUs' calibration looks at its deadline and the stop flag.
 const DEADLINE_LOOK: Duration = Duration::from_millis(5);

@@ -1,0 +1,100 @@
+//! A run once its plan is resolved and its ledger loaded: the executor opened, the race
+//! settled or not, then the rest of the subtasks counted and the counts collected.
+
+use super::collect::collect;
+use super::hooks::Hooks;
+use super::ledger::Ledger;
+use super::outcome::RunOutcome;
+use super::request::RunRequest;
+use crate::error::Error;
+use crate::execute::{self, Executed, Executor};
+use crate::plan::Plan;
+use crate::resolved::{Resolved, Rival};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// A run's plan, how it is counted and what it has counted so far: what the race hands on.
+pub(super) struct Counting {
+    pub plan: Plan,
+    pub resolved: Resolved,
+    pub executor: Box<dyn Executor>,
+    pub ledger: Ledger,
+    /// What the executions so far add to the facts.
+    pub executed: Executed,
+    /// Notes of the executions so far.
+    pub notes: Vec<String>,
+}
+
+impl Counting {
+    /// Opens the executor of `plan` for the subtasks `ledger` has still to count (for the
+    /// quadrant engine, its tables are built now), and hands on the rival plan that
+    /// `--device auto` races against, if any.
+    pub fn open(
+        plan: Plan,
+        mut resolved: Resolved,
+        ledger: Ledger,
+        stop: &AtomicBool,
+    ) -> Result<(Counting, Option<Box<Rival>>), Error> {
+        let rival = resolved.race.take();
+        let executor = execute::open(&plan, &resolved, ledger.len() - ledger.resumed(), stop)?;
+        let counting = Counting {
+            plan,
+            resolved,
+            executor,
+            ledger,
+            executed: Executed::default(),
+            notes: Vec::new(),
+        };
+        Ok((counting, rival))
+    }
+
+    /// Counts the subtasks left, saving as it goes, and collects what the run found (its
+    /// time from `start`).
+    pub fn finish(
+        self,
+        request: &RunRequest,
+        hooks: &Hooks<'_>,
+        stop: &AtomicBool,
+        start: Instant,
+    ) -> Result<RunOutcome, Error> {
+        let Counting {
+            plan,
+            resolved,
+            executor,
+            mut ledger,
+            executed,
+            mut notes,
+        } = self;
+        let todo = ledger.todo()?;
+        let job = (&plan, &todo[..], request.options.unique);
+        let executed =
+            executed + ledger.execute(&*executor, job, hooks, stop, request.save_every)?;
+        let device_choice = ledger.choice();
+        notes.splice(0..0, resolved.notes.iter().cloned());
+        notes.extend(device_choice.map(|race| race.describe()));
+        let facts = (executor.facts(), executed, &notes[..]);
+        let (sum, searched) = (ledger.sum(), ledger.searched_nodes());
+        let elapsed = start.elapsed();
+        let mut counts = collect(
+            &plan,
+            &request.options,
+            sum,
+            searched,
+            ledger.len(),
+            facts,
+            elapsed,
+        );
+        counts.device_choice = device_choice;
+        let resumed_subtasks = ledger.resumed();
+        let identity = ledger.identity().clone();
+        let (parts, save_error) = ledger.finish();
+        Ok(RunOutcome {
+            counts,
+            resumed_subtasks,
+            shard: request.shard,
+            identity,
+            parts,
+            save_error,
+        })
+    }
+}
