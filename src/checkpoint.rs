@@ -118,7 +118,8 @@ impl DoneSet {
         DoneSet::within_memory(positions).expect("memory for the finished set")
     }
 
-    /// [`DoneSet::new`], or an error when its memory (32 bytes a position) cannot be had.
+    /// Nothing finished among `positions` positions, or an error when its memory (32 bytes a
+    /// position) cannot be had.
     pub fn within_memory(positions: usize) -> Result<DoneSet, Error> {
         let mut parts = Vec::new();
         parts

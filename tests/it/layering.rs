@@ -2,7 +2,7 @@
 //! paths (`crate::`, `super::` and its own child modules), a file that reaches it back, inside
 //! a folder as across folders. Read from the source text: each file of `src/` (the library,
 //! `src/bin/` left out) and of `src/bin/nqueens/` (the program) is one node (`quadrant` for
-//! `quadrant/mod.rs`, `quadrant/sieve` for `quadrant/sieve.rs`); a path goes to the deepest
+//! `quadrant/mod.rs`, `quadrant/join` for `quadrant/join.rs`); a path goes to the deepest
 //! file it names (`crate::quadrant::sieve::Sieve` to `quadrant/sieve`,
 //! `crate::quadrant::Layout` to `quadrant`); a folder's `mod.rs` reaches each child it
 //! declares; `lib.rs` and `main.rs` sit on top and are left out; a file's closing test

@@ -1,0 +1,329 @@
+//! The quadrant engine's inner loop: how many pairs of half-board patterns share no diagonal.
+//!
+//! One side's patterns are stored bit-sliced: for every diagonal that a pattern of the other
+//! side can occupy, the set of patterns occupying it, 256 patterns to a block. A pattern of
+//! the other side is compatible with exactly the patterns outside the union of its diagonals'
+//! sets, so a pair test costs a fraction of an OR and a popcount instead of two ANDs and a
+//! compare. The sets are kept five diagonals at a time as the unions of every subset of the
+//! five (a four-Russians table), so a block costs one read per five diagonals, whichever of
+//! them the pattern occupies.
+//!
+//! Most pairs clash, and on a few diagonals most of all. Where the lists are long, the
+//! stored patterns are sorted by *signature* (which of up to fifteen such pivot diagonals
+//! they occupy) before slicing; a pattern of the other side then visits only the blocks
+//! holding a signature disjoint from its own. Each pivot removes about a quarter of the
+//! pairs, so the pair work shrinks many times where it matters, at large N. The other side,
+//! put in signature order, is counted a run of one signature at a time (up to 256
+//! patterns), block by block: a block's tables then serve the whole run from the nearest
+//! cache. The pivots have lookups of their own, which every pattern of a run reads alike: a
+//! block's are read once for the run, and each pattern reads only the rest. Where the
+//! stored blocks are many (N = 24 and above), runs are taken in batches that pass over the
+//! blocks a stretch at a time, so that a block's tables serve every run of the batch.
+//!
+//! The algorithm is written once, in portable terms; each instruction set only supplies its
+//! steps. Here: loading (pivots, grouping), the other side's order, and the choice of loops.
+//! `layout`: the stored side (seen diagonals, dense words, lookup tables, slicing, reach).
+//! `pairs`: the counting loop, generic over its steps; `batching`: its runs and batches.
+//! `portable`: the steps in plain Rust, what ARM runs; `x86_64/avx2`, `x86_64/avx512`: the
+//! same loops compiled for those instruction sets, with their own steps.
+
+mod batching;
+mod layout;
+mod pairs;
+mod portable;
+#[cfg(test)]
+pub(crate) mod tests;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+pub use layout::Sieve;
+
+use super::pair_kernel::PairKernel;
+use super::pattern::{for_each_bit, Pattern, Shift};
+use super::pivots::{Pivots, Signature, Signatures, SortBuffers, PIVOTS};
+use layout::{Gather, Seen, BLOCK, TABLE_BITS};
+use pairs::Ordered;
+use std::collections::TryReserveError;
+use std::sync::atomic::AtomicBool;
+
+/// Fewest stored blocks for which grouping pays: below it, sorting the stored patterns by
+/// signature costs more than the blocks it skips.
+const MIN_GROUPED_BLOCKS: usize = 3;
+
+/// Fewest patterns on the other side for which grouping pays: the sort costs per stored
+/// pattern, the skipping saves per pattern of the other side (measured: 512, 1024, 2048 and
+/// 4096 tried at N = 16, 17, 18 on Zen 3; 1024 was best or within noise of it).
+const MIN_GROUPED_OTHERS: usize = 1024;
+
+/// Fewest pairs (stored patterns times the other side's) for which grouping pays: the sorts
+/// cost per pattern, the skipping saves per pair (2^22 against none: `count 16 -t 1` took
+/// 0.92 times as long, `count 18 -t 1` alike; 2^23 alike, 2^24 slower at N = 18).
+const MIN_GROUPED_PAIRS: usize = 1 << 22;
+
+impl Sieve {
+    /// Replaces the stored patterns with `patterns`, grouped for counting against patterns
+    /// like `others`, which `others_shift` moves where `patterns` are (the buffers are
+    /// reused), laid out by the loops `pairs`; an error when the memory for them cannot be had.
+    pub fn load(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        (others, others_shift): (&[Pattern], Shift),
+    ) -> Result<(), TryReserveError> {
+        self.others_shift = others_shift;
+        let blocks = patterns.len().div_ceil(BLOCK);
+        // enough pivots to tell the blocks apart, and one more to split them further (two
+        // were 3 % slower at N = 18 once a pattern read only its occupied lookups), but no
+        // more signatures than the other side has runs of 32 patterns: a run reads its
+        // blocks' tables once (measured at N = 18, 20, 22: 1 to 3 % faster than without)
+        let count = if blocks < MIN_GROUPED_BLOCKS
+            || others.len() < MIN_GROUPED_OTHERS
+            || patterns.len().saturating_mul(others.len()) < MIN_GROUPED_PAIRS
+        {
+            0
+        } else {
+            let runs = others.len() / 32;
+            (blocks.ilog2() + 1).min(runs.ilog2()) as usize
+        }
+        .min(PIVOTS);
+        self.pivots = Pivots::choose(count, patterns, (others, others_shift));
+        let mut start = std::mem::take(&mut self.start);
+        let union = if self.pivots.count == 0 {
+            start.clear();
+            start.extend([0, patterns.len()]);
+            patterns.iter().fold(Pattern::default(), |u, &p| u.with(p))
+        } else {
+            let mut signatures = std::mem::take(&mut self.signatures);
+            let grouped = sort_on(
+                pairs,
+                (&Signatures::new(&self.pivots), None),
+                patterns,
+                (&mut self.sorted, &mut signatures, &mut start),
+            );
+            self.signatures = signatures;
+            grouped?
+        };
+        (self.main, self.anti) = (union.main, union.anti);
+        self.see_from_others();
+        let sorted = std::mem::take(&mut self.sorted);
+        let grouped = if self.pivots.count == 0 {
+            patterns
+        } else {
+            &sorted
+        };
+        let sliced = self.slice_on(pairs, grouped);
+        self.sorted = sorted;
+        sliced?;
+        let reach = self.index_reach(&start);
+        self.start = start;
+        reach
+    }
+
+    /// The stored diagonals in the other side's coordinates: stored diagonal `d` is the other
+    /// side's `d - shift`; those below 0 or past 63 there hold no pattern of the other side.
+    fn see_from_others(&mut self) {
+        let theirs = |d: usize, up: i8| {
+            let theirs = d as isize - isize::from(up);
+            (0..64).contains(&theirs).then_some(theirs as usize)
+        };
+        let kept = [
+            (self.main, self.others_shift.main),
+            (self.anti, self.others_shift.anti),
+        ]
+        .map(|(mask, up)| {
+            let mut kept = 0u64;
+            for_each_bit(mask, |d| {
+                if let Some(theirs) = theirs(d, up) {
+                    kept |= 1 << theirs;
+                }
+            });
+            kept
+        });
+        let shift = self.others_shift;
+        let pivots: Vec<(usize, Signature)> = self
+            .pivots
+            .diagonals()
+            .filter_map(|(d, bit)| {
+                let theirs = if d < 64 {
+                    theirs(d, shift.main)
+                } else {
+                    theirs(d - 64, shift.anti).map(|t| 64 + t)
+                };
+                theirs.map(|t| (t, bit))
+            })
+            .collect();
+        let pivot_lookups = pivots.len().div_ceil(TABLE_BITS as usize);
+        let signature = Signatures::from_diagonals(pivots.into_iter());
+        let pivot_mask = signature.mask();
+        let rest = Pattern {
+            main: kept[0] & !pivot_mask.main,
+            anti: kept[1] & !pivot_mask.anti,
+        };
+        self.seen = Seen {
+            pivot_lookups,
+            pivots: Gather::new(pivot_mask),
+            rest: Gather::new(rest),
+            signature,
+        };
+    }
+
+    /// [`Sieve::slice`] compiled for the loops `pairs` (the transposes and the subsets' ORs
+    /// are vector code).
+    fn slice_on(&mut self, pairs: PairKernel, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+        match pairs {
+            PairKernel::Scalar => portable::slice(self, patterns),
+            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and
+            // popcnt.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 => unsafe { x86_64::avx2::slice(self, patterns) },
+            // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
+            // and AVX-512 F, BW and VBMI, and GFNI.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2WithAvx512 => unsafe { x86_64::avx512::slice(self, patterns) },
+        }
+    }
+
+    /// Puts the other side's `patterns` in the order the counting loop runs fastest, in
+    /// `ordered`, where each signature `s` starts at `start[s]`: patterns of one signature
+    /// visit the same blocks, so a run of them keeps those blocks' tables in the nearest
+    /// cache (a counting sort on the loops `pairs`). Where [`Sieve::reads_records`], each
+    /// is written as a record the loop reads as it is ([`Gather::record`]: the dense word of
+    /// its seen diagonals other than the pivots, gathered once here, not again by the loop;
+    /// its pivots are its signature's). Without pivots, `ordered` is left empty: the loop reads
+    /// `patterns` as they are.
+    fn order(
+        &self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        buffers: SortBuffers,
+    ) -> Result<(), TryReserveError> {
+        let (ordered, signatures, start) = buffers;
+        if self.pivots.count == 0 {
+            ordered.clear();
+            start.clear();
+            start.extend([0, patterns.len()]);
+            return Ok(());
+        }
+        let records = self.reads_records().then_some(&self.seen.rest);
+        let buffers = (ordered, signatures, start);
+        sort_on(pairs, (&self.seen.signature, records), patterns, buffers)?;
+        Ok(())
+    }
+
+    /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the fastest
+    /// loop this CPU runs.
+    #[cfg(test)]
+    pub fn count_disjoint(&mut self, others: &[Pattern]) -> u64 {
+        let never = AtomicBool::new(false);
+        self.count_disjoint_on(PairKernel::best(), others, &never)
+            .expect("memory for the order")
+            .expect("never stopped")
+    }
+
+    /// How many pairs (stored pattern, pattern of `others` moved as [`Sieve::load`] was told)
+    /// share no diagonal, on the loop `pairs`, the other side first put in signature order
+    /// ([`Sieve::order`]); `None` when `stop` was set first (it is looked at every few
+    /// patterns), an error when the memory for the order cannot be had.
+    pub fn count_disjoint_on(
+        &mut self,
+        pairs: PairKernel,
+        others: &[Pattern],
+        stop: &AtomicBool,
+    ) -> Result<Option<u64>, TryReserveError> {
+        if self.len == 0 {
+            return Ok(Some(0));
+        }
+        if self.lookups == 0 {
+            // no stored pattern occupies a diagonal the other side can: every pair is disjoint
+            return Ok(Some(self.len as u64 * others.len() as u64));
+        }
+        let (mut ordered, mut signatures, mut start) = (
+            std::mem::take(&mut self.sorted),
+            std::mem::take(&mut self.signatures),
+            std::mem::take(&mut self.start),
+        );
+        let made = self.order(pairs, others, (&mut ordered, &mut signatures, &mut start));
+        let counted = made.map(|()| {
+            let others = if self.pivots.count == 0 {
+                others
+            } else {
+                &ordered
+            };
+            self.count_ordered(pairs, (others, &start), stop)
+        });
+        (self.sorted, self.signatures, self.start) = (ordered, signatures, start);
+        counted
+    }
+
+    /// [`Sieve::count_disjoint_on`] of the other side once ordered: signature `s`'s
+    /// patterns (or records) at `others[start[s]..start[s + 1]]`.
+    fn count_ordered(&self, pairs: PairKernel, others: Ordered, stop: &AtomicBool) -> Option<u64> {
+        // the loops with batches and those without are compiled apart: together, the code
+        // of one made the other slower (`count 18 -t 1`, none batched, 1.04 times as long)
+        if self.blocks > self.batching.stretch {
+            self.count_ordered_on::<true>(pairs, others, stop)
+        } else {
+            self.count_ordered_on::<false>(pairs, others, stop)
+        }
+    }
+
+    /// [`Sieve::count_ordered`] on the loops `pairs`, the runs taken in batches or not.
+    fn count_ordered_on<const BATCHED: bool>(
+        &self,
+        pairs: PairKernel,
+        others: Ordered,
+        stop: &AtomicBool,
+    ) -> Option<u64> {
+        match pairs {
+            PairKernel::Scalar => portable::count::<BATCHED>(self, others, stop),
+            // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 => unsafe { x86_64::avx2::count::<BATCHED>(self, others, stop) },
+            // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
+            // and AVX-512 F, VL, BW, VBMI2 and VPOPCNTDQ.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2WithAvx512 => unsafe {
+                x86_64::avx512::count::<BATCHED>(self, others, stop)
+            },
+        }
+    }
+}
+
+/// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,
+/// four at a time on AVX-512), each pattern written as it is or, given `records` (the other
+/// side's seen diagonals other than the pivots), as the record [`Gather::record`] makes.
+fn sort_on(
+    pairs: PairKernel,
+    (signatures, records): (&Signatures, Option<&Gather>),
+    patterns: &[Pattern],
+    buffers: SortBuffers,
+) -> Result<Pattern, TryReserveError> {
+    match pairs {
+        PairKernel::Scalar => portable::sort((signatures, records), patterns, buffers),
+        // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2 => unsafe { x86_64::avx2::sort((signatures, records), patterns, buffers) },
+        // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those and
+        // AVX-512 F, BW and BITALG.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2WithAvx512 => unsafe {
+            x86_64::avx512::sort((signatures, records), patterns, buffers)
+        },
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    #[test]
+    fn sieve_example() {
+        use crate::quadrant::pattern::{Pattern, Shift};
+        use crate::quadrant::sieve::Sieve;
+        let n = 4;
+        let side = [Pattern::queen(n, 0, 1), Pattern::queen(n, 0, 2)];
+        let mut sieve = Sieve::default();
+        let pairs = crate::quadrant::PairKernel::best();
+        sieve.load(pairs, &side, (&[], Shift::default())).unwrap();
+        // a queen on (1, 3) shares a diagonal with (0, 2) only
+        assert_eq!(sieve.count_disjoint(&[Pattern::queen(n, 1, 3)]), 1);
+    }
+}
