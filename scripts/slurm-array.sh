@@ -73,9 +73,11 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     fi
     rm -f "$result.tmp"
     if [ "$code" -eq 130 ] || [ "$code" -eq 143 ]; then
-        job=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-}}
-        echo "slurm-array.sh: shard $i/$m stopped and saved; requeueing ${job}_$i to resume" >&2
-        if scontrol requeue "${job}_$i"; then
+        # the array task to requeue is this one (its id), not its shard (A + id with
+        # NQUEENS_PART=A-B)
+        array_task=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-}}_$SLURM_ARRAY_TASK_ID
+        echo "slurm-array.sh: shard $i/$m stopped and saved; requeueing $array_task to resume" >&2
+        if scontrol requeue "$array_task"; then
             exit 0
         fi
     fi
@@ -94,7 +96,7 @@ for tool in sbatch scontrol; do
     command -v "$tool" >/dev/null \
         || refuse "$tool is not on PATH: run this where Slurm's commands are (a login node; to try it here: scripts/slurm-local.sh up DIR)" 1
 done
-[ "${#m}" -le 18 ] || refuse "M '$m' is more shards than nqueens takes"
+[ "${#m}" -le 18 ] || refuse "M '$m' is more shards than this script numbers (fewer than 10^18; nqueens itself takes up to 2^64 - 1)"
 # the shards to submit: all, or those of NQUEENS_PART=A-B
 first=0
 last=$((m - 1))

@@ -6,7 +6,8 @@
 #  - bad input is refused in one line and submits nothing;
 #  - N = 19 in 2 shards (the default engine, quadrant): task 0 is preempted through Slurm
 #    (scancel -b -s TERM), saves, requeues itself and resumes; the merge job's total.json has
-#    the exact total, complete, with resumed subtasks;
+#    the exact total, complete, with resumed subtasks; a part of a run (NQUEENS_PART=2-2)
+#    preempted alike requeues its own task, not the one of its shard's number;
 #  - --unique, --engine d4 and --engine mirror arrays merge to their known counts;
 #  - a task that fails makes Slurm cancel the merge job, and its output file says why;
 #    merge --partial adds up the shard that finished and names the one missing;
@@ -104,6 +105,23 @@ wait_until 30 "task ${big}_0 to save and requeue" requeued
 restarted() { [ "$(field "${big}_0" Restarts)" = 1 ] && [ "$(field "${big}_0" JobState)" != PENDING ]; }
 wait_until 60 "task ${big}_0 to start again" restarted
 say "${big}_0 requeued and started again"
+# --- a part of a run (NQUEENS_PART=2-2 of N = 20 in 4): its one task, 0, counts shard 2;
+# preempted, it requeues itself, not task 2 (its shard's number, which does not exist)
+part20=$(NQUEENS_PART=2-2 bash "$array_sh" 20 4) || fail "N = 20's part was refused"
+part=$(sed -n 's/^submitted array job \([0-9]*\) (shards 2 to 2 of 4).*/\1/p' <<< "$part20")
+[ -n "$part" ] || fail "N = 20's part: $part20"
+part_running() { [ "$(field "${part}_0" JobState)" = RUNNING ] && [ -e nqueens-20-4/shard-2.ckpt ] && sleep 1; }
+wait_until 60 "task ${part}_0 to run" part_running
+[ "$(field "${part}_0" JobState)" = RUNNING ] || fail "task ${part}_0 ended before it was preempted"
+scancel -b -s TERM "${part}_0"
+part_requeued() { grep -q "shard 2/4 stopped and saved; requeueing ${part}_0 to resume" nqueens-20-4/slurm-"${part}"_0.out 2>/dev/null; }
+wait_until 30 "task ${part}_0 to save and requeue itself" part_requeued
+wait_until 240 "shard 2/4 of N = 20" test -s nqueens-20-4/shard-2.json
+grep -q '"resumed_subtasks":[1-9]' nqueens-20-4/shard-2.json || fail "shard 2/4 did not resume: $(cat nqueens-20-4/shard-2.json)"
+"$NQUEENS_BIN" merge --partial --verify 1 nqueens-20-4/shard-*.json > /dev/null 2> partial.err \
+    || fail "merge --partial of N = 20's part: $(cat partial.err)"
+grep -q "the sum of 1 of 4 shards, not the total: missing 0-1, 3" partial.err || fail "$(cat partial.err)"
+say "part 2-2 of N = 20: task ${part}_0 (shard 2) preempted, requeued itself and resumed"
 
 # --- every merge
 total_of() { sed -n "s/.*\"$2\":\"\{0,1\}\([0-9a-z]*\)\"\{0,1\}[,}].*/\1/p" "nqueens-$1/total.json"; }
