@@ -327,7 +327,8 @@ struct Fit {
     threads: usize,
     /// The tables' budget as the room stands now.
     memory_limit: Budget,
-    /// The tables' budget from the limits as set: what the plan is chosen by.
+    /// The tables' budget from the limits as set, beside one thread: what the plan is
+    /// chosen by, whatever the threads.
     plan_budget: Budget,
     note: Option<String>,
 }
@@ -347,7 +348,9 @@ impl Fit {
         Ok(Fit {
             threads,
             memory_limit: room.tables(opts.memory_limit, threads),
-            plan_budget: room.tables_as_set(opts.memory_limit, asked),
+            // the plan never depends on the threads: it is chosen as for one (more threads
+            // than fit beside the tables then search halves: the same plan, slower)
+            plan_budget: room.tables_as_set(opts.memory_limit, 1),
             note,
         })
     }

@@ -134,6 +134,27 @@ fn auto_takes_its_plan_from_the_limits_as_set() {
     );
 }
 
+/// Nor from the threads: under `ulimit -v` of about 1 GB, N = 24 took quadrant on 4 threads
+/// and d4 on 7, 16 and 64, and shards of nodes with other core counts would not merge.
+#[cfg(unix)]
+#[test]
+fn the_plan_under_an_address_space_limit_does_not_depend_on_the_threads() {
+    let plan = |threads: usize| {
+        let script = format!(
+            "ulimit -v 1000000 && exec '{}' count 24 --dry-run -t {threads}",
+            bin().display()
+        );
+        let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let one = plan(1);
+    assert!(one.contains("engine=quadrant"), "{one}");
+    for threads in [4, 7, 16, 64] {
+        assert_eq!(plan(threads), one, "{threads} threads");
+    }
+}
+
 /// `scale` under an address-space limit that holds a count to fewer threads gives no row for
 /// the thread count that did not run (it printed a `threads: 64` row measured on one): the
 /// rows measured, a line saying why the other has none, `complete: false`, exit 1.
