@@ -34,6 +34,7 @@ mod checkpoint;
 mod counts;
 mod device;
 mod engine;
+mod environment;
 mod error;
 mod execute;
 pub mod export;

@@ -119,6 +119,7 @@ pub fn merge(
         subtasks: sum.subtasks,
         resumed_subtasks: sum.resumed,
         nodes: sum.nodes.to_string(),
+        searched_nodes: (!sum.searched_unknown).then(|| sum.searched.to_string()),
         // shards run side by side: the nodes they searched over the slowest one's time
         nodes_per_s: if sum.elapsed_s > 0.0 {
             sum.searched_nodes / sum.elapsed_s
@@ -323,6 +324,9 @@ struct Sums {
     unique: u128,
     nodes: u128,
     searched_nodes: f64,
+    /// The shards' own searched nodes, and whether a record (of an older version) lacks them.
+    searched: u128,
+    searched_unknown: bool,
     subtasks: usize,
     gpu_subtasks: usize,
     gpu_items: u64,
@@ -348,6 +352,10 @@ impl Sums {
         let nodes = number(name, "nodes", &r.nodes)?;
         self.nodes = add(self.nodes, "nodes", &r.nodes)?;
         self.searched_nodes += r.nodes_per_s * r.elapsed_s;
+        match &r.searched_nodes {
+            Some(n) => self.searched = add(self.searched, "searched_nodes", n)?,
+            None => self.searched_unknown = true,
+        }
         self.largest_subtask_nodes = self
             .largest_subtask_nodes
             .max(r.largest_subtask_share * nodes as f64);

@@ -162,25 +162,29 @@ impl RaceOptions {
     /// assert!(RaceOptions::from_vars(|_| Some("x".into())).is_err());
     /// ```
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<RaceOptions, Error> {
+        let var = |name: &str| crate::environment::set(&var, name);
         let bad = |name: &str, value: &str, allowed: &str| {
             Error::BadRaceEnv(format!(
                 "{name}={value}: not a value it takes; allowed: {allowed}"
             ))
         };
         let software_gpu = match var("NQUEENS_RACE_SOFTWARE_GPU").as_deref() {
-            None | Some("" | "0") => false,
+            None | Some("0") => false,
             Some("1") => true,
             Some(other) => return Err(bad("NQUEENS_RACE_SOFTWARE_GPU", other, "0, 1")),
         };
         let min_seconds = match var("NQUEENS_RACE_MIN_SECONDS") {
             None => RACE_MIN_SECONDS,
-            Some(v) => match v.trim().parse::<f64>() {
-                Ok(s) if s.is_finite() && s >= 0.0 => s,
-                _ => return Err(bad("NQUEENS_RACE_MIN_SECONDS", &v, "seconds, 0 or more")),
+            Some(v) => match decimal(&v) {
+                Some(s) => s,
+                None => {
+                    let allowed = "seconds as a decimal number, 0 or more (like 30 or 0.5)";
+                    return Err(bad("NQUEENS_RACE_MIN_SECONDS", &v, allowed));
+                }
             },
         };
         let winner = match var("NQUEENS_RACE_WINNER").as_deref() {
-            None | Some("") => None,
+            None => None,
             Some("cpu") => Some(DeviceChoice::Cpu),
             Some("gpu") => Some(DeviceChoice::Gpu),
             Some(other) => return Err(bad("NQUEENS_RACE_WINNER", other, "cpu, gpu")),
@@ -205,6 +209,16 @@ impl RaceOptions {
     pub(crate) fn worth_racing(&self, n: usize, threads: usize) -> bool {
         expected_cpu_seconds(n, threads).is_some_and(|s| s >= self.min_seconds)
     }
+}
+
+/// A plain decimal number, 0 or more (`30`, `0.5`, `.5`): digits with at most one point,
+/// no sign, exponent or name (`1e3`, `inf`).
+fn decimal(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let plain = t.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && t.chars().filter(|&c| c == '.').count() <= 1
+        && t.chars().any(|c| c.is_ascii_digit());
+    plain.then(|| t.parse().ok()).flatten()
 }
 
 #[cfg(test)]
@@ -244,12 +258,31 @@ mod tests {
         for (name, value) in [
             ("NQUEENS_RACE_WINNER", "tpu"),
             ("NQUEENS_RACE_MIN_SECONDS", "-1"),
+            ("NQUEENS_RACE_MIN_SECONDS", "1e3"),
+            ("NQUEENS_RACE_MIN_SECONDS", "inf"),
+            ("NQUEENS_RACE_MIN_SECONDS", "1.2.3"),
             ("NQUEENS_RACE_SOFTWARE_GPU", "yes"),
         ] {
             let e = RaceOptions::from_vars(|n| (n == name).then(|| value.to_string()))
                 .unwrap_err()
                 .to_string();
             assert!(e.contains(name) && e.contains(value), "{e}");
+        }
+    }
+
+    /// Each variable set to nothing is unset, as every variable the program reads.
+    #[test]
+    fn race_variables_set_to_nothing_are_unset() {
+        let unset = RaceOptions::from_vars(|_| None).unwrap();
+        let empty = RaceOptions::from_vars(|_| Some(String::new())).unwrap();
+        assert_eq!(
+            (empty.software_gpu, empty.min_seconds, empty.winner),
+            (unset.software_gpu, unset.min_seconds, unset.winner)
+        );
+        for (value, seconds) in [("30", 30.0), ("0.5", 0.5), (" 7 ", 7.0), (".5", 0.5)] {
+            let vars = |_: &str| Some(value.to_string());
+            let got = RaceOptions::from_vars(|n| vars(n).filter(|_| n.ends_with("SECONDS")));
+            assert_eq!(got.unwrap().min_seconds, seconds, "{value}");
         }
     }
 }

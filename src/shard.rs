@@ -65,7 +65,7 @@ impl Shard {
     /// run 0, 1, 2, ... Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX` with `NQUEENS_SHARDS`.
     /// An index without its count, or a count without its index, is refused: it would
     /// silently count the whole board; so are Slurm's and Kubernetes' variables when both
-    /// are set and select different shards.
+    /// are set and select different shards. A variable set to nothing is unset.
     ///
     /// ```
     /// use nqueens::Shard;
@@ -79,6 +79,7 @@ impl Shard {
     /// assert_eq!(Shard::from_env(env(&[])).unwrap(), None);
     /// ```
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>, Error> {
+        let var = |name: &str| crate::environment::set(&var, name);
         let number =
             |name: &str| -> Result<Option<usize>, Error> {
                 match var(name) {
@@ -126,7 +127,10 @@ impl Shard {
             (Some(_), None) => {
                 return Err(without("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT"))
             }
-            _ => None,
+            (None, Some(_)) => {
+                return Err(without("SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_ID"))
+            }
+            (None, None) => None,
         };
         let kubernetes = match (number("JOB_COMPLETION_INDEX")?, number("NQUEENS_SHARDS")?) {
             (Some(index), Some(count)) => Some(Shard::new(index, count).map_err(|_| {

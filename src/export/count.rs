@@ -66,8 +66,13 @@ pub struct CountRecord {
     /// The prefix counted, as 1-based columns, when counting completions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<Vec<usize>>,
-    /// Queens placed by the search (resumed subtasks included).
+    /// Queens placed by the search over the whole run or shard, resumed subtasks included:
+    /// a resumed run reports what an uninterrupted one would.
     pub nodes: String,
+    /// Queens placed by this run alone (resumed subtasks left out); absent in records of
+    /// older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub searched_nodes: Option<String>,
     /// Nodes searched by this run (resumed subtasks left out) per second.
     pub nodes_per_s: f64,
     /// The largest subtask's share of the nodes.
@@ -145,6 +150,7 @@ impl CountRecord {
             plan_digest: Some(c.plan_digest.clone()),
             prefix: None,
             nodes: c.nodes.to_string(),
+            searched_nodes: Some(c.searched_nodes.to_string()),
             nodes_per_s: rate(c.searched_nodes, secs),
             largest_subtask_share: c.largest_subtask_share,
             complete: true,
@@ -311,7 +317,7 @@ mod tests {
         let json = record.to_json();
         assert_eq!(
             json,
-            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"plan_digest":"0badcafe","nodes":"1000","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
+            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"plan_digest":"0badcafe","nodes":"1000","searched_nodes":"500","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
         );
         assert_eq!(serde_json::from_str::<CountRecord>(&json).unwrap(), record);
     }

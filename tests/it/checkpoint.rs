@@ -206,16 +206,24 @@ fn a_symlinked_checkpoint_writes_its_target_and_stays_a_link() {
     assert_eq!(json(&out)["resumed_subtasks"], json(&out)["subtasks"]);
 }
 
+/// `nodes` is the whole run's, as an uninterrupted run reports it; `searched_nodes` and
+/// `nodes_per_s` are this run's alone.
 #[test]
 fn a_resumed_run_reports_only_the_nodes_it_searched() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck").display().to_string();
-    run(&["count", "12", "--checkpoint", &ck]);
+    let (_, fresh, _) = run(&["count", "12", "--json", "--checkpoint", &ck]);
+    let fresh = json(&fresh);
+    assert_eq!(fresh["searched_nodes"], fresh["nodes"]);
+    assert_ne!(fresh["nodes"], "0");
     let (_, out, _) = run(&["count", "12", "--json", "--checkpoint", &ck]);
     let v = json(&out);
     assert_eq!(v["resumed_subtasks"], v["subtasks"]);
     assert_eq!(v["nodes_per_s"], 0.0);
-    assert_ne!(v["nodes"], "0");
+    assert_eq!(
+        (&v["nodes"], &v["searched_nodes"]),
+        (&fresh["nodes"], &"0".into())
+    );
 }
 
 #[test]

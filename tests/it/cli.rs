@@ -585,24 +585,43 @@ fn completions_for_common_shells() {
     assert_eq!(run(&["completions", "tcsh"]).0, 2);
 }
 
+/// By `count` and by `scale` (which takes `--device` too) alike; set to nothing, each is
+/// unset.
 #[test]
 fn a_race_variable_with_a_bad_value_is_a_usage_error_naming_it() {
     for (name, value) in [
         ("NQUEENS_RACE_WINNER", "tpu"),
         ("NQUEENS_RACE_MIN_SECONDS", "soon"),
+        ("NQUEENS_RACE_MIN_SECONDS", "inf"),
+        ("NQUEENS_RACE_MIN_SECONDS", "1e3"),
         ("NQUEENS_RACE_SOFTWARE_GPU", "yes"),
     ] {
-        let out = nqueens()
-            .args(["count", "8"])
-            .env(name, value)
-            .output()
-            .unwrap();
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!((out.status.code(), out.stdout.len()), (Some(2), 0), "{err}");
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(
-            err.contains(&format!("{name}={value}")) && err.contains("allowed"),
-            "{err}"
-        );
+        for command in [
+            &["count", "8"][..],
+            &["scale", "8", "-t", "1", "--repeat", "1"],
+        ] {
+            let out = nqueens().args(command).env(name, value).output().unwrap();
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!((out.status.code(), out.stdout.len()), (Some(2), 0), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(
+                err.contains(&format!("{name}={value}")) && err.contains("allowed"),
+                "{command:?}: {err}"
+            );
+        }
     }
+    let mut empty = nqueens();
+    empty.args(["count", "8"]);
+    for name in [
+        "NQUEENS_RACE_WINNER",
+        "NQUEENS_RACE_MIN_SECONDS",
+        "NQUEENS_RACE_SOFTWARE_GPU",
+    ] {
+        empty.env(name, "");
+    }
+    let out = empty.output().unwrap();
+    assert_eq!(
+        (out.status.code(), &out.stdout[..]),
+        (Some(0), &b"92\n"[..])
+    );
 }

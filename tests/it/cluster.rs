@@ -267,17 +267,48 @@ fn an_array_with_a_step_counts_the_shard_of_its_position() {
     );
 }
 
+/// An index without its count, or a count without its index, is refused in one line naming
+/// both; a variable set to nothing is unset (the whole count, no word of a shard).
 #[test]
 fn a_shard_index_without_its_count_is_refused() {
-    for (var, value) in [("SLURM_ARRAY_TASK_ID", "1"), ("JOB_COMPLETION_INDEX", "0")] {
+    for (var, value, missing) in [
+        ("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT"),
+        ("SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_ID"),
+        ("JOB_COMPLETION_INDEX", "0", "NQUEENS_SHARDS"),
+    ] {
         let out = Command::new(bin())
             .args(["count", "8"])
             .env(var, value)
             .output()
             .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{var}");
         assert!(out.stdout.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(var) && err.contains(missing), "{err}");
     }
+    let out = Command::new(bin())
+        .args(["count", "8"])
+        .env("SLURM_ARRAY_TASK_ID", "")
+        .env("SLURM_ARRAY_TASK_COUNT", "4")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "an empty index is unset");
+    let out = Command::new(bin())
+        .args(["count", "8"])
+        .env("SLURM_ARRAY_TASK_ID", "")
+        .env("SLURM_ARRAY_TASK_COUNT", "")
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.status.code(), &out.stdout[..]),
+        (Some(0), &b"92\n"[..])
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -126,12 +126,14 @@ pub enum ScaleFormat {
 }
 
 impl ScaleArgs {
-    /// The count options each run uses (threads are set per run).
-    pub fn options(&self) -> CountOptions {
-        CountOptions {
+    /// The count options each run uses (threads are set per run), the race's settings read
+    /// by `env` as `count` reads them.
+    pub fn options(&self, env: impl Fn(&str) -> Option<String>) -> Result<CountOptions, Error> {
+        Ok(CountOptions {
             pin: self.pin,
+            race: RaceOptions::from_vars(env)?,
             ..self.how.options()
-        }
+        })
     }
 }
 

@@ -79,9 +79,10 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     if let Some(path) = &args.plot {
         plot::check_writable(path)?;
     }
+    let options = args.options(|name| std::env::var(name).ok())?;
     let report = scale::measure(
         args.n,
-        &args.options(),
+        &options,
         &threads,
         args.repeat,
         &stop,
