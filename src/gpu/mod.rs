@@ -9,6 +9,7 @@
 
 pub(crate) mod items;
 pub(crate) mod ledger;
+mod trust;
 
 use crate::adapter::Adapter;
 use crate::error::Error;
@@ -169,7 +170,10 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
         let gpu = match opened.iter().find(|(at, _)| *at == key) {
             Some((_, gpu)) => gpu.clone(),
             None => {
-                let gpu = Arc::new(Gpu::open(&listed().adapters[index])?);
+                let gpu = Gpu::open(&listed().adapters[index])?;
+                // once per device and process: a device that fails is not kept
+                trust::earn(&gpu)?;
+                let gpu = Arc::new(gpu);
                 opened.push((key, gpu.clone()));
                 gpu
             }
@@ -356,6 +360,19 @@ impl Gpu {
         batch: [&[Item]; 2],
         drop_at: u32,
     ) -> Flight {
+        self.launch_with(n, frames, batch, drop_at, |items| self.workgroups(items))
+    }
+
+    /// [`Gpu::launch`] on the workgroups `workgroups` gives for a kind's items (fewer than
+    /// the items need: each invocation counts several in turn).
+    fn launch_with(
+        &self,
+        n: usize,
+        frames: &wgpu::Buffer,
+        batch: [&[Item]; 2],
+        drop_at: u32,
+        workgroups: impl Fn(usize) -> u32,
+    ) -> Flight {
         debug_assert!(drop_at <= DROPPED);
         let mut encoder = self
             .device
@@ -427,7 +444,7 @@ impl Gpu {
                 });
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind, &[]);
-                pass.dispatch_workgroups(self.workgroups(items.len()), 1, 1);
+                pass.dispatch_workgroups(workgroups(items.len()), 1, 1);
             }
             encoder.copy_buffer_to_buffer(&results, 0, &readback, 0, bytes);
             readbacks.push(Some(readback));

@@ -41,6 +41,46 @@ fn gpu_adapter() {
     }
 }
 
+/// A GPU whose driver miscounts is refused before it counts, in one line naming it and its
+/// driver, exit 1, never a total: Debian 12's own lavapipe (Mesa 22.3, which `.ci/run`
+/// unpacks beside the good one and names in NQUEENS_BAD_VULKAN_ICD) gave `count 15 --device
+/// gpu` wrong totals on every run. Each command opens the device afresh, and each is refused.
+#[test]
+fn a_gpu_that_miscounts_a_known_answer_is_refused() {
+    let Some(icd) = std::env::var_os("NQUEENS_BAD_VULKAN_ICD") else {
+        assert!(
+            std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
+            "NQUEENS_REQUIRE_GPU is set but NQUEENS_BAD_VULKAN_ICD names no miscounting driver"
+        );
+        eprintln!("a_gpu_that_miscounts: no miscounting driver: skipped");
+        return;
+    };
+    let commands: [&[&str]; 3] = [
+        &["count", "15", "--device", "gpu", "-t", "2"],
+        &["count", "16", "--device", "gpu-only", "--json"],
+        &[
+            "count", "12", "--device", "gpu", "--unique", "--engine", "mirror",
+        ],
+    ];
+    for args in commands {
+        for _ in 0..3 {
+            let out = Command::new(bin())
+                .args(args)
+                .env("VK_ICD_FILENAMES", &icd)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(out.stdout.is_empty(), "{args:?}: a total was printed");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(
+                err.contains("miscounted a known answer") && err.contains("Mesa 22.3"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn gpu_equals_cpu_for_n_1_to_14_with_both_engines() {
     if adapter("gpu_equals_cpu").is_none() {
