@@ -210,9 +210,8 @@ impl Checkpoint {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let mut lock_name = resolved.as_os_str().to_owned();
-        lock_name.push(".lock");
-        let lock_path = Path::new(&lock_name);
+        let lock_path = dir.join(beside(&resolved, ".lock"));
+        let lock_path = lock_path.as_path();
         // opening a FIFO would block until a writer came, a device could be anything
         if let Some(kind) = fs::metadata(lock_path).ok().and_then(|m| not_a_file(&m)) {
             return Err(fail(format!(
@@ -224,11 +223,11 @@ impl Checkpoint {
             .create(true)
             .truncate(false)
             .write(true)
-            .open(&lock_name)
+            .open(lock_path)
             .map_err(|e| {
                 fail(format!(
                     "its lock file {} cannot be opened: {e}",
-                    Path::new(&lock_name).display()
+                    lock_path.display()
                 ))
             })?;
         match lock.try_lock() {
@@ -585,10 +584,32 @@ const TEMPORARY_RANDOM: usize = 6;
 
 /// The prefix of the temporary files a save of checkpoint `path` writes: `FILE.tmp`.
 fn temporary_prefix(path: &Path) -> std::ffi::OsString {
-    let mut prefix = path.file_name().unwrap_or_default().to_owned();
-    prefix.push(".tmp");
+    let mut prefix = beside(path, ".tmp");
+    if prefix.len() + TEMPORARY_RANDOM > NAME_MAX {
+        prefix = beside_hashed(path, ".tmp");
+    }
     prefix
 }
+
+/// The name of a file beside checkpoint `path`: its name and `suffix` (`FILE.lock`), or,
+/// where that is longer than a file system takes, a short name made of the name's checksum.
+fn beside(path: &Path, suffix: &str) -> std::ffi::OsString {
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(suffix);
+    if name.len() > NAME_MAX {
+        name = beside_hashed(path, suffix);
+    }
+    name
+}
+
+/// [`beside`]'s short name: `.nqueens-CRC32` of the checkpoint's name, and `suffix`.
+fn beside_hashed(path: &Path, suffix: &str) -> std::ffi::OsString {
+    let crc = crc32fast::hash(path.file_name().unwrap_or_default().as_encoded_bytes());
+    format!(".nqueens-{crc:08x}{suffix}").into()
+}
+
+/// The longest file name most file systems take (Linux's ext4, XFS, Btrfs; macOS's APFS).
+const NAME_MAX: usize = 255;
 
 /// A fresh temporary file `FILE.tmpXXXXXX` beside checkpoint `path` (removed when dropped).
 fn temporary(path: &Path, dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {

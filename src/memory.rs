@@ -26,7 +26,11 @@ impl std::fmt::Display for Bytes {
         let power = (self.0.max(1).ilog2() / 10).min(4);
         let unit = 1u64 << (10 * power);
         let space = if f.alternate() { "" } else { " " };
-        let name = UNITS[power as usize];
+        let name = if self.0 == 1 {
+            "byte"
+        } else {
+            UNITS[power as usize]
+        };
         match f.precision() {
             Some(decimals) => {
                 let value = self.0 as f64 / unit as f64;
@@ -229,6 +233,7 @@ mod tests {
     #[test]
     fn sizes_are_shown_in_their_largest_unit() {
         assert_eq!(Bytes(512).to_string(), "512 bytes");
+        assert_eq!(Bytes(1).to_string(), "1 byte");
         assert_eq!(Bytes(32 << 20).to_string(), "32 MiB");
         assert_eq!(Bytes((4 << 20) + 1).to_string(), "5 MiB");
         assert_eq!(format!("{:.1}", Bytes(3 << 29)), "1.5 GiB");

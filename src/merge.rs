@@ -193,6 +193,12 @@ fn check_record(name: &str, r: &CountRecord, options: &MergeOptions) -> Result<(
             "has no plan_digest or plan_subtasks (written by an older nqueens): count the shard again".into(),
         ));
     }
+    if r.shard.is_none() && !r.complete {
+        return Err(bad(
+            "is a partial sum (merge --partial), not a shard's result: merge the shards' own files"
+                .into(),
+        ));
+    }
     let shard = shard_of(name, r)?;
     if r.subtasks != shard.len(r.plan_subtasks) {
         return Err(bad(format!(

@@ -72,10 +72,18 @@ pub struct DeviceRace {
 impl DeviceRace {
     /// The race in one line, for a note on stderr.
     pub fn describe(&self) -> String {
+        // a side with nothing to count in its shard takes no measurable time
+        let seconds = |s: f64| {
+            if s < 0.0005 {
+                "under a millisecond".to_string()
+            } else {
+                format!("{s:.3} s")
+            }
+        };
         let gpu = if self.gpu_finished {
-            format!("{:.3} s", self.gpu_s)
+            seconds(self.gpu_s)
         } else {
-            format!("more than {:.3} s (stopped)", self.gpu_s)
+            format!("more than {} (stopped)", seconds(self.gpu_s))
         };
         let chose = if self.chose == DeviceChoice::Gpu {
             "counted on the GPU"
@@ -88,8 +96,9 @@ impl DeviceRace {
             ""
         };
         format!(
-            "device auto: 1/{} of the count took {:.3} s on the CPU (quadrant) and {gpu} on the GPU (d4): {chose}{forced}",
-            self.shards, self.cpu_s
+            "device auto: 1/{} of the count took {} on the CPU (quadrant) and {gpu} on the GPU (d4): {chose}{forced}",
+            self.shards,
+            seconds(self.cpu_s)
         )
     }
 
@@ -251,6 +260,20 @@ mod tests {
             DeviceChoice::Cpu
         );
         assert!(DeviceRace::decide(100, fast, slow, true, Some(DeviceChoice::Gpu)).forced);
+    }
+
+    /// A side with nothing to count in its shard took no measurable time, and says so.
+    #[test]
+    fn a_race_of_no_measurable_time_says_so() {
+        let race = DeviceRace {
+            shards: 100,
+            cpu_s: 0.012,
+            gpu_s: 0.0,
+            gpu_finished: true,
+            chose: DeviceChoice::Gpu,
+            forced: true,
+        };
+        assert_eq!(race.describe(), "device auto: 1/100 of the count took 0.012 s on the CPU (quadrant) and under a millisecond on the GPU (d4): counted on the GPU (as NQUEENS_RACE_WINNER says)");
     }
 
     #[test]

@@ -267,9 +267,10 @@ fn auto_devices(
                 race: None,
                 note: None,
             },
-            None => cpu(Some(
-                "the race of this run chose the GPU, and none opens now: counted on the CPU".into(),
-            )),
+            None => cpu(Some(format!(
+                "the race of this run chose the GPU, and none opens now ({}): counted on the CPU",
+                why_no_gpu(race.software_gpu)
+            ))),
         });
     }
     if quadrant_fits {
@@ -290,6 +291,39 @@ fn auto_devices(
         race: None,
         note: None,
     })
+}
+
+/// Why no GPU opened for `auto` (where `software` lets a CPU-emulated adapter count).
+fn why_no_gpu(software: bool) -> String {
+    #[cfg(feature = "gpu")]
+    {
+        let adapters = crate::gpu::adapters();
+        let names = |list: &[&crate::adapter::Adapter]| {
+            list.iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let all: Vec<&crate::adapter::Adapter> = adapters.iter().collect();
+        if all.is_empty() {
+            return "no GPU adapter is found".into();
+        }
+        if !software && all.iter().all(|a| a.software) {
+            return format!(
+                "the only adapter, {}, runs on the CPU; NQUEENS_RACE_SOFTWARE_GPU=1 lets it count",
+                names(&all)
+            );
+        }
+        match crate::gpu::open(None, software) {
+            Err(e) => e.to_string(),
+            Ok(_) => format!("{} is not a GPU `auto` counts on here", names(&all)),
+        }
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = software;
+        "this nqueens was built without the gpu feature".into()
+    }
 }
 
 /// The GPUs `auto` races on (or counts on, as a race chose), the CPU threads sharing: every

@@ -1,6 +1,7 @@
 //! What a caller hooks into a run: cancellation, progress, and the reports of its saves.
 
 use crate::error::Error;
+use crate::race::DeviceRace;
 use std::sync::atomic::AtomicBool;
 
 /// Called once before the search with (finished, of) for the shard (finished > 0 after a
@@ -42,4 +43,7 @@ pub struct Hooks<'a> {
     /// (runs with a checkpoint only), before the workers are waited for: a program that must
     /// end at once may end here, losing nothing but the subtasks in flight.
     pub on_stop_saved: Option<&'a (dyn Fn() + Sync)>,
+    /// Called once `--device auto`'s race is decided, with what it measured and chose,
+    /// before the rest is counted: a run stopped later can still say it.
+    pub on_race: Option<&'a (dyn Fn(&DeviceRace) + Sync)>,
 }

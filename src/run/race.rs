@@ -104,10 +104,14 @@ pub(super) fn settle(
     }
 }
 
-/// Records the race's choice in `ledger` and its checkpoint; a save that fails is reported
+/// Tells the caller what the race measured and chose, and records the choice in `ledger` and
+/// its checkpoint; a save that fails is reported
 /// as any failed save is, and the next save (which carries the choice) tries again: the
 /// subtasks counted are not lost to a full disk.
 fn record(ledger: &mut Ledger, race: DeviceRace, hooks: &Hooks<'_>) {
+    if let Some(decided) = hooks.on_race {
+        decided(&race);
+    }
     if let (Err(e), Some(report)) = (ledger.record_choice(race), hooks.on_save_error) {
         report(&e);
     }

@@ -501,3 +501,29 @@ fn a_checkpoint_of_another_run_names_both_runs() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"engine\":\"quadrant\""), "{out}");
 }
+
+/// Every name the file system takes is a checkpoint name: at 246 to 255 bytes the saves'
+/// temporary files (the name and a suffix) did not fit, and the count failed.
+#[test]
+fn a_checkpoint_name_as_long_as_the_file_system_takes_saves_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    for len in [246, 250, 255] {
+        let name = "c".repeat(len);
+        let path = dir.path().join(&name).display().to_string();
+        let (code, out, err) = run(&["count", "10", "--checkpoint", &path]);
+        assert_eq!((code, out.as_str()), (0, "724\n"), "{len}: {err}");
+        let (code, out, err) = run(&["count", "10", "--json", "--checkpoint", &path]);
+        assert_eq!(code, 0, "{len}: {err}");
+        assert_eq!(
+            json(&out)["resumed_subtasks"],
+            json(&out)["subtasks"],
+            "{len}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}

@@ -447,3 +447,20 @@ fn a_partial_merge_adds_the_shards_given_and_names_the_missing() {
     assert_eq!(code, 1);
     assert!(err.contains("not the sum of its subtasks' parts"), "{err}");
 }
+
+/// A `merge --partial --json` result given to merge is named as the partial sum it is.
+#[test]
+fn a_partial_sum_given_to_merge_is_refused_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = write(dir.path(), "s0.json", &shard_record(10, 0, 2, &[]));
+    let (code, partial, err) = run(&["merge", "--partial", "--json", &shard]);
+    assert_eq!(code, 0, "{err}");
+    let partial = write(dir.path(), "partial.json", &partial);
+    let (code, out, err) = run(&["merge", &partial]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("partial.json") && err.contains("is a partial sum (merge --partial)"),
+        "{err}"
+    );
+}

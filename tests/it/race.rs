@@ -225,9 +225,79 @@ fn a_resume_whose_gpu_no_longer_opens_counts_on_the_cpu_and_says_so() {
         (Some("d4"), Some("cpu"))
     );
     assert!(
-        err.contains("chose the GPU, and none opens now: counted on the CPU"),
+        err.contains(
+            "chose the GPU, and none opens now (no GPU adapter is found): counted on the CPU"
+        ),
         "{err}"
     );
+    // the software adapter opens, but only NQUEENS_RACE_SOFTWARE_GPU lets auto count on it
+    let (v, err) = count_json(&args, &[]);
+    assert_eq!(v["total"], known(15).0.to_string());
+    assert!(
+        err.contains("none opens now (the only adapter, ")
+            && err.contains(", runs on the CPU; NQUEENS_RACE_SOFTWARE_GPU=1 lets it count)"),
+        "{err}"
+    );
+}
+
+/// What the race measured is said as soon as it is decided: the library hands it to
+/// `Hooks::on_race` before the rest is counted, and a run stopped then says it.
+#[test]
+fn a_run_stopped_after_the_race_says_what_it_measured() {
+    if adapter("race_stopped").is_none() {
+        return;
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let on_race = |race: &nqueens::DeviceRace| {
+        seen.lock().unwrap().push(race.chose);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    };
+    let hooks = Hooks {
+        cancel: Some(&stop),
+        on_race: Some(&on_race),
+        ..Hooks::default()
+    };
+    let request = RunRequest::new(16, racing(Some(DeviceChoice::Cpu)), None);
+    assert!(matches!(
+        run(&request, &hooks),
+        Err(nqueens::Error::Interrupted)
+    ));
+    assert_eq!(*seen.lock().unwrap(), [DeviceChoice::Cpu]);
+    // the command line: the race's line comes first; once it is read, a SIGINT stops the
+    // rest (N = 20 on the CPU: tens of seconds left) and the run ends with both said
+    let cpu_wins = [
+        ("NQUEENS_RACE_SOFTWARE_GPU", "1"),
+        ("NQUEENS_RACE_MIN_SECONDS", "0"),
+        ("NQUEENS_RACE_WINNER", "cpu"),
+    ];
+    let mut command = std::process::Command::new(crate::util::bin());
+    command.args(["count", "20", "-t", "2"]).envs(cpu_wins);
+    command
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        let read = std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        assert!(
+            read > 0,
+            "the run ended before its race was said: {lines:?}"
+        );
+        let said = line.contains("device auto: 1/100 of the count took");
+        lines.push(line);
+        if said {
+            break;
+        }
+    }
+    crate::util::kill("-INT", child.id());
+    let rest = std::io::read_to_string(stderr).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{lines:?} {rest}");
+    assert!(rest.contains("nqueens: interrupted"), "{rest}");
+    assert!(!rest.contains("device auto:"), "said once: {rest}");
 }
 
 #[test]

@@ -217,3 +217,17 @@ fn scale_usage_errors() {
         assert!(out.is_empty());
     }
 }
+
+/// A thread count the board has too few subtasks for gives no row, and says why.
+#[test]
+fn scale_says_why_a_thread_count_gave_no_row() {
+    let (code, out, err) = run(&[
+        "scale", "4", "-t", "1,7", "--repeat", "1", "--format", "csv",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        err.contains("no row for 7 threads: the count ran on 2: the count has 2 subtasks, and a run starts no more workers than subtasks"),
+        "{err}"
+    );
+}

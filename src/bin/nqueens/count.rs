@@ -7,7 +7,7 @@ use crate::progress::Progress;
 use crate::signals::{exit_on_signal, interrupt_flag, interrupted_code, say_interrupted};
 use anyhow::Result;
 use nqueens::export::count::{plain_line, stats_line, CountRecord};
-use nqueens::{run, Error, Hooks, RunRequest};
+use nqueens::{run, DeviceRace, Error, Hooks, RunRequest};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -60,6 +60,13 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     // thousands of threads on a few cores take longer than the contract's 100 ms. So the
     // process ends as soon as nothing is left to save: at once without a checkpoint, and
     // right after the save that follows the stop with one.
+    // what the race measured, said as soon as it is decided (a stop may come before the end)
+    let raced = std::sync::Mutex::new(None);
+    let on_race = |race: &DeviceRace| {
+        let line = race.describe();
+        say!("nqueens: note: {line}");
+        *lock(&raced) = Some(line);
+    };
     let end_now = || {
         say_interrupted(&interrupted);
         std::process::exit(interrupted_code().into());
@@ -69,6 +76,7 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
         progress: Some(&report),
         on_save_error: Some(&save_failed),
         on_stop_saved: Some(&end_now),
+        on_race: Some(&on_race),
     };
     let outcome = run(&request, &hooks);
     if let Some(bar) = &bar {
@@ -106,7 +114,8 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     if let Some(e) = &outcome.save_error {
         say!("nqueens: {e}; the total above is complete, the checkpoint is older than it");
     }
-    for note in &counts.notes {
+    let said = lock(&raced).take();
+    for note in counts.notes.iter().filter(|&n| Some(n) != said.as_ref()) {
         say!("nqueens: note: {note}");
     }
     if args.stats {

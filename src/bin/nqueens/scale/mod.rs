@@ -94,10 +94,15 @@ pub fn measure(
             }
             if c.threads != *t {
                 // a row must say the threads that ran: this one would not
-                let why = c
-                    .notes
-                    .first()
-                    .map_or(String::new(), |note| format!(": {note}"));
+                let why = match c.notes.first() {
+                    Some(note) => format!(": {note}"),
+                    // a run starts no more workers than it has subtasks
+                    None if c.subtasks < *t => format!(
+                        ": the count has {} subtasks, and a run starts no more workers than subtasks",
+                        c.subtasks
+                    ),
+                    None => String::new(),
+                };
                 refused.push(format!(
                     "no row for {t} threads: the count ran on {}{why}",
                     c.threads
