@@ -391,3 +391,46 @@ fn sigint_with_the_checkpoint_disk_full_says_what_the_file_still_holds() {
     assert_eq!(code, Some(130), "{err}");
     assert!(finished_in(&checkpoint) >= held);
 }
+
+/// The stop signals are caught from the first line of `main` on, before the arguments are
+/// read (a signal in the first milliseconds took the default action): a signal sent as soon
+/// as the process catches it ends every kind of run by the contract, whether it lands
+/// before the command's own handling or after.
+#[cfg(unix)]
+#[test]
+fn a_signal_from_mains_first_line_on_follows_the_contract() {
+    let commands: [&[&str]; 3] = [
+        &[
+            "count", "17", "-t", "1", "--engine", "d4", "--kernel", "scalar",
+        ],
+        &[
+            "count", "17", "-t", "1", "--engine", "d4", "--json", "--stats",
+        ],
+        &["scale", "17", "-t", "1", "--repeat", "1"],
+    ];
+    for args in commands {
+        for signal in ["-TERM", "-INT", "-HUP"] {
+            let mut child = Command::new(bin())
+                .args(args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            wait_until_caught(child.id(), signal_number(signal));
+            kill(signal, child.id());
+            let (status, _) = wait_at_most(&mut child, Duration::from_secs(10), "a stopped run");
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let code = if signal == "-HUP" { 129 } else { 130 };
+            assert_eq!(status.code(), Some(code), "{args:?} {signal}: {err}");
+            assert!(
+                out.stdout.is_empty(),
+                "{args:?} {signal}: a result was printed"
+            );
+            assert!(
+                err.contains("nqueens: interrupted"),
+                "{args:?} {signal}: {err}"
+            );
+        }
+    }
+}

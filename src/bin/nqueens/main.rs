@@ -23,6 +23,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    signals::catch_early();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_exit(e),
@@ -34,6 +35,13 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    if matches!(
+        cli.command,
+        Command::Devices | Command::Completions { .. } | Command::Man { .. }
+    ) {
+        // nothing to save: a stop signal ends them at once, as it ends every command
+        exit_on_signal()?;
+    }
     match cli.command {
         Command::Count(args) => count::count(&args),
         Command::List(args) => list(&args),

@@ -33,6 +33,30 @@ const STOP_SIGNALS: [(i32, u8); 3] = [
 /// Set by SIGHUP, which stops a run as SIGTERM does, with its own exit code.
 static HANGUP: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
 
+/// Set by a stop signal from [`catch_early`] on: one that came before a command installed
+/// its own handling is acted on as soon as it does.
+static EARLY: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Arc::default);
+
+/// Catches the stop signals from the first line of `main` on, before the arguments are
+/// read: until a command installs its own handling, a signal is only noted, then acted on
+/// ([`interrupt_flag`], [`exit_on_signal`]). One that arrives before `main` (the runtime's
+/// start, well under a millisecond after exec) takes the system's default action.
+pub fn catch_early() {
+    #[cfg(unix)]
+    for (signal, code) in STOP_SIGNALS {
+        // registering a flag fails only for signals that cannot be caught; these can
+        let _ = signal_hook::flag::register(signal, EARLY.clone());
+        if code == EXIT_HANGUP {
+            let _ = signal_hook::flag::register(signal, HANGUP.clone());
+        }
+    }
+}
+
+/// Whether a stop signal came before the command's own handling.
+fn came_early() -> bool {
+    EARLY.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// A flag set by the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at once,
 /// saying `again` (it ended silently before: a user could not tell whether the save after
 /// the first was made).
@@ -42,11 +66,11 @@ pub fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
     {
-        for (signal, code) in STOP_SIGNALS {
-            if code == EXIT_HANGUP {
-                signal_hook::flag::register(signal, HANGUP.clone())?;
-            }
+        for (signal, _) in STOP_SIGNALS {
             signal_hook::flag::register(signal, flag.clone())?;
+        }
+        if came_early() {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         if let Some(again) = again {
             let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
@@ -90,6 +114,10 @@ pub fn exit_on_signal() -> Result<()> {
                 std::process::exit(code.unwrap_or(EXIT_INTERRUPTED).into());
             }
         });
+        if came_early() {
+            say_interrupted("nqueens: interrupted");
+            std::process::exit(interrupted_code().into());
+        }
     }
     Ok(())
 }
