@@ -283,14 +283,28 @@ fn auto_devices(
                 race: Some((gpus, race.forced())),
                 note: None,
             },
-            None => cpu(None),
+            None => cpu(refused_note()),
         });
     }
+    let devices = choose_devices(n, DeviceChoice::Auto, None, false)?;
+    let note = match devices {
+        Devices::Cpu => refused_note(),
+        #[cfg(feature = "gpu")]
+        Devices::Gpus { .. } => None,
+    };
     Ok(AutoDevices {
-        devices: choose_devices(n, DeviceChoice::Auto, None, false)?,
+        devices,
         race: None,
-        note: None,
+        note,
     })
+}
+
+/// Where `auto` went on without a GPU its known-answer check refused: why, for a note.
+fn refused_note() -> Option<String> {
+    #[cfg(feature = "gpu")]
+    return crate::gpu::refused().map(|why| format!("device auto: {why}: counted on the CPU"));
+    #[cfg(not(feature = "gpu"))]
+    None
 }
 
 /// Why no GPU opened for `auto` (where `software` lets a CPU-emulated adapter count).

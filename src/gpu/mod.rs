@@ -171,8 +171,12 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
             Some((_, gpu)) => gpu.clone(),
             None => {
                 let gpu = Gpu::open(&listed().adapters[index])?;
-                // once per device and process: a device that fails is not kept
-                trust::earn(&gpu)?;
+                // once per device and process: a device that fails is not kept, and `auto`
+                // (which goes on without it) says why
+                if let Err(e) = trust::earn(&gpu) {
+                    *lock(&REFUSED) = Some(e.to_string());
+                    return Err(e);
+                }
                 let gpu = Arc::new(gpu);
                 opened.push((key, gpu.clone()));
                 gpu
@@ -181,6 +185,15 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
         gpus.push(gpu);
     }
     Ok(gpus)
+}
+
+/// Why the last GPU refused by its known-answer check was refused, if one was.
+static REFUSED: Mutex<Option<String>> = Mutex::new(None);
+
+/// Why a GPU of this process was refused by its known-answer check ([`trust`]), if one was:
+/// what `--device auto`, which goes on without it, says.
+pub fn refused() -> Option<String> {
+    lock(&REFUSED).clone()
 }
 
 /// The real GPUs of the machine, opened (none when there is no real one, or it fails to

@@ -79,6 +79,23 @@ fn a_gpu_that_miscounts_a_known_answer_is_refused() {
             );
         }
     }
+    // `--device auto`, let to race on a software adapter, goes on without it and says why
+    let out = Command::new(bin())
+        .args(["count", "15", "-t", "2"])
+        .env("VK_ICD_FILENAMES", &icd)
+        .env("NQUEENS_RACE_SOFTWARE_GPU", "1")
+        .env("NQUEENS_RACE_MIN_SECONDS", "0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2279184\n");
+    assert!(
+        err.contains("nqueens: note: device auto: the GPU ")
+            && err.contains("miscounted a known answer")
+            && err.ends_with(": counted on the CPU\n"),
+        "{err}"
+    );
 }
 
 #[test]
