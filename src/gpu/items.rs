@@ -54,6 +54,11 @@ pub(crate) fn item_rows(n: usize, most: usize) -> usize {
     rows.min(most)
 }
 
+/// What the kernel counted for one item: solutions (of orbit 8 for tie frames), tie
+/// solutions of orbit 4 and 2, and nodes; `None` when it gave the item up (its node count
+/// reached the limit), which the host then counts on the CPU.
+pub(crate) type ItemCount = Option<[u32; 4]>;
+
 /// One item: the state of its first open row and where it came from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Item {

@@ -15,6 +15,7 @@ use crate::adapter::Adapter;
 use crate::error::Error;
 use crate::parallel::lock;
 use crate::plan::Rows;
+pub(crate) use items::ItemCount;
 use items::{Item, Kind};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
@@ -173,7 +174,7 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
                 let gpu = Gpu::open(&listed().adapters[index])?;
                 // once per device and process: a device that fails is not kept, and `auto`
                 // (which goes on without it) says why
-                if let Err(e) = trust::earn(&gpu) {
+                if let Err(e) = gpu.earn_trust() {
                     *lock(&REFUSED) = Some(e.to_string());
                     return Err(e);
                 }
@@ -303,6 +304,28 @@ impl Gpu {
         };
         gpu.check()?;
         Ok(gpu)
+    }
+
+    /// The known-answer check ([`trust`]): the check's items counted here, each invocation
+    /// taking several in turn, and by the CPU; an error naming the adapter and its driver
+    /// where any item's count differs.
+    fn earn_trust(&self) -> Result<(), Error> {
+        let (plan, batch) = trust::items(|kind| self.item_rows(kind))?;
+        let frames = self.frames(plan.rows().expect("a row plan"));
+        let per_workgroup = WORKGROUP * trust::ITEMS_PER_INVOCATION;
+        let few = |items: usize| items.div_ceil(per_workgroup).max(1) as u32;
+        let flight = self.launch_with(plan.n(), &frames, [&batch[0], &batch[1]], DROPPED, few);
+        let counts = flight.wait(self)?;
+        match trust::differing(&plan, &batch, &counts) {
+            (0, _) => Ok(()),
+            (differ, items) => Err(Error::Failed(format!(
+                "the GPU {} (driver {} {}) miscounted a known answer: {differ} of {items} items of N = {} differ from the CPU's count; it is not used",
+                self.info.name,
+                self.info.driver,
+                self.info.driver_info,
+                trust::CHECK_N
+            ))),
+        }
     }
 
     /// Fails with the first error the device reported, if any.
@@ -501,11 +524,6 @@ pub struct Flight {
     mapped: mpsc::Receiver<(usize, Result<(), wgpu::BufferAsyncError>)>,
     drop_at: u32,
 }
-
-/// What the kernel counted for one item: solutions (of orbit 8 for tie frames), tie
-/// solutions of orbit 4 and 2, and nodes; `None` when it gave the item up (its node count
-/// reached the limit), which the host then counts on the CPU.
-pub(crate) type ItemCount = Option<[u32; 4]>;
 
 impl Flight {
     /// Waits for the dispatch and gives each item's count, per kind, in the order of the
