@@ -410,23 +410,11 @@ fn a_signal_from_mains_first_line_on_follows_the_contract() {
     ];
     for args in commands {
         for signal in ["-TERM", "-INT", "-HUP"] {
-            let mut child = Command::new(bin())
-                .args(args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            wait_until_caught(child.id(), signal_number(signal));
-            kill(signal, child.id());
-            let (status, _) = wait_at_most(&mut child, Duration::from_secs(10), "a stopped run");
-            let out = child.wait_with_output().unwrap();
-            let err = String::from_utf8_lossy(&out.stderr);
-            let code = if signal == "-HUP" { 129 } else { 130 };
-            assert_eq!(status.code(), Some(code), "{args:?} {signal}: {err}");
-            assert!(
-                out.stdout.is_empty(),
-                "{args:?} {signal}: a result was printed"
-            );
+            // sent the moment the process catches it
+            let (code, out, err) = signalled_when(args, || {}, signal);
+            let want = if signal == "-HUP" { 129 } else { 130 };
+            assert_eq!(code, Some(want), "{args:?} {signal}: {err}");
+            assert!(out.is_empty(), "{args:?} {signal}: a result was printed");
             assert!(
                 err.contains("nqueens: interrupted"),
                 "{args:?} {signal}: {err}"
