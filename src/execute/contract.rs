@@ -114,4 +114,6 @@ pub(crate) struct Facts {
     pub threads: usize,
     /// `cpu`, or the GPU adapter and its backend.
     pub device: String,
+    /// What a user should know of the executions (a GPU dropped for a wrong count).
+    pub notes: Vec<String>,
 }

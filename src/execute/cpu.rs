@@ -51,6 +51,7 @@ impl Executor for Cpu {
             kernel: self.kernels.reported(),
             threads: self.workers.count(),
             device: "cpu".into(),
+            notes: Vec::new(),
         }
     }
 }

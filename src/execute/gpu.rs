@@ -4,12 +4,12 @@
 
 use super::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
+use crate::found::Found;
 use crate::gpu::items::{kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
 use crate::gpu::{Flight, Gpu, ItemCount};
-use crate::kernel::Chosen;
 use crate::parallel::{lock, Workers};
-use crate::plan::Rows;
+use crate::plan::{Plan, Rows};
 use crate::subtask::{count_raw, Kernels, Raw};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -54,6 +54,11 @@ fn next_items(items: usize, took: Duration, fewest: usize) -> usize {
     }
 }
 
+/// Items between two spot checks: the first item of every dispatch and every 4096th item
+/// a GPU counts are counted again on the CPU (about 1/4000 of its work: on an H100 at
+/// 1.3e11 nodes a second, 3e7 a second of the feeder thread's, a tenth of a core).
+const SPOT_EVERY: u64 = 4096;
+
 /// GPUs and CPU worker threads.
 pub(crate) struct WithGpu {
     pub gpus: Vec<Arc<Gpu>>,
@@ -64,6 +69,11 @@ pub(crate) struct WithGpu {
     /// Node count at which the kernel gives an item up to the CPU
     /// ([`crate::gpu::DROPPED`]; lower in tests, to exercise the CPU's recount).
     pub drop_at: u32,
+    /// What the executions said of GPUs dropped for a wrong count.
+    pub dropped: Mutex<Vec<String>>,
+    /// The item (by its number among a GPU's) whose count the tests make wrong.
+    #[cfg(test)]
+    pub lie_at: Option<u64>,
 }
 
 /// The GPUs' subtasks not yet taken (positions in their list): GPUs take from the front,
@@ -120,6 +130,10 @@ struct Fed {
     dispatches: u64,
     /// Items the kernel gave up, counted on the CPU.
     given_up: u64,
+    /// Subtasks its feeder thread counted on the CPU once the GPU was dropped.
+    on_cpu: usize,
+    /// Why the GPU was dropped, if it was.
+    dropped: Option<String>,
 }
 
 impl Executor for WithGpu {
@@ -139,14 +153,17 @@ impl Executor for WithGpu {
                 .map(|(rows, gpu)| {
                     let feeder = Feeder {
                         gpu,
+                        plan: job.plan,
                         rows,
                         accel: &accel,
                         list: &list,
                         unique,
-                        kernel: self.kernels.rows,
+                        kernels: self.kernels,
                         drop_at: self.drop_at,
                         cancel,
                         done,
+                        #[cfg(test)]
+                        lie_at: self.lie_at,
                     };
                     scope.spawn(move || feeder.run())
                 })
@@ -161,10 +178,12 @@ impl Executor for WithGpu {
                 .collect();
             (fed, on_cpu)
         });
-        let on_cpu = on_cpu?;
+        let mut on_cpu = on_cpu?;
         let mut executed = Executed::default();
         for f in fed {
             let f = f?;
+            on_cpu += f.on_cpu;
+            lock(&self.dropped).extend(f.dropped);
             executed.gpu_subtasks += f.subtasks;
             executed.gpu_items += f.items;
             executed.gpu_dispatches += f.dispatches;
@@ -182,6 +201,7 @@ impl Executor for WithGpu {
             kernel: self.kernels.reported(),
             threads: self.workers.count(),
             device: describe(&self.gpus),
+            notes: lock(&self.dropped).clone(),
         }
     }
 }
@@ -248,16 +268,31 @@ fn describe(gpus: &[Arc<Gpu>]) -> String {
 /// One GPU's loop: cut subtasks from the front of the list into items, dispatch them (one
 /// dispatch counting while the next is cut), fold the counts back into their subtasks and
 /// hand each subtask in once all of it is counted.
+///
+/// Its counts are spot-checked ([`SPOT_EVERY`]) and a subtask is handed in only once a check
+/// after it has passed: at the first disagreement the GPU is dropped, every subtask it holds
+/// or counted since the last passing check is counted on the CPU, and the feeder thread
+/// goes on counting the list's subtasks on the CPU.
 struct Feeder<'a> {
     gpu: &'a Gpu,
+    plan: &'a Plan,
     rows: &'a Rows,
     accel: &'a [usize],
     list: &'a List,
     unique: bool,
-    kernel: Chosen,
+    kernels: Kernels,
     drop_at: u32,
     cancel: &'a AtomicBool,
     done: Done<'a>,
+    #[cfg(test)]
+    lie_at: Option<u64>,
+}
+
+/// A spot check's disagreement: the item's number among the GPU's, and the two counts.
+struct Disagreement {
+    item: u64,
+    gpu: Raw,
+    cpu: Raw,
 }
 
 /// The items of one dispatch, per kind, with the slot of the subtask each belongs to.
@@ -282,13 +317,15 @@ impl<'a> Feeder<'a> {
         let (mut target, fewest) = dispatch_sizes(self.gpu.is_software(), self.gpu.lanes());
         let mut in_flight: Option<(Flight, Batch, Instant)> = None;
         let mut last_back = Instant::now();
+        // subtasks counted and not yet vouched for by a passing spot check
+        let mut held: Vec<(usize, Found)> = Vec::new();
         loop {
             let batch = if self.cancel.load(Ordering::Relaxed) {
                 Batch::default()
             } else {
                 self.cut(target, &mut ledger, &mut cutting, &mut fed)
             };
-            let flight = (batch.len() > 0).then(|| {
+            let next = (batch.len() > 0).then(|| {
                 let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
                 let flight = self.gpu.launch(self.rows.n(), &frames, items, self.drop_at);
                 (flight, batch, Instant::now())
@@ -300,15 +337,74 @@ impl<'a> Feeder<'a> {
                 let took = now - launched.max(last_back);
                 last_back = now;
                 target = next_items(target, took, fewest);
+                let first = fed.items;
                 fed.items += batch.len() as u64;
                 fed.dispatches += 1;
-                self.fold(&batch, counts, &mut ledger, &mut fed);
+                if let Err(wrong) = self.fold(
+                    &batch,
+                    counts,
+                    first,
+                    (&mut ledger, &mut held, &mut fed.given_up),
+                ) {
+                    if let Some((flight, _, _)) = next {
+                        // its counts are not used: waited for only to leave the device idle
+                        let _ = flight.wait(self.gpu);
+                    }
+                    return self.drop_gpu(wrong, &ledger, held, fed);
+                }
+                self.vouch(&mut held, &mut fed);
             }
-            match flight {
+            match next {
                 Some(f) => in_flight = Some(f),
                 None if in_flight.is_none() => break,
                 None => {}
             }
+        }
+        Ok(fed)
+    }
+
+    /// Hands in the subtasks a passing spot check vouches for.
+    fn vouch(&self, held: &mut Vec<(usize, Found)>, fed: &mut Fed) {
+        for (id, found) in held.drain(..) {
+            (self.done)(id, found);
+            fed.subtasks += 1;
+            self.list.by_gpus.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Drops the GPU after `wrong`: counts on the CPU every subtask it holds (`ledger`'s
+    /// open ones, and `held`, counted since the last passing check), then the list's
+    /// subtasks from the front, and says why.
+    fn drop_gpu(
+        &self,
+        wrong: Disagreement,
+        ledger: &Ledger,
+        held: Vec<(usize, Found)>,
+        mut fed: Fed,
+    ) -> Result<Fed, Error> {
+        let Disagreement { item, gpu, cpu } = wrong;
+        let redone: Vec<usize> = held
+            .iter()
+            .map(|&(id, _)| id)
+            .chain(ledger.open_ids())
+            .collect();
+        fed.dropped = Some(format!(
+            "the GPU {} disagreed with the CPU on its item {item} counted again (solutions {}, nodes {} against {}, {}): it was dropped, and the {} subtasks it held or counted since its last passing check were counted on the CPU",
+            self.gpu.identify(),
+            gpu.solutions,
+            gpu.nodes,
+            cpu.solutions,
+            cpu.nodes,
+            redone.len()
+        ));
+        let rest = std::iter::from_fn(|| self.list.take_front().map(|k| self.accel[k]));
+        for id in redone.into_iter().chain(rest) {
+            match crate::subtask::count(self.plan, id, self.unique, self.kernels, self.cancel)? {
+                Some(found) => (self.done)(id, found),
+                // stopped: the run ends short, and says so
+                None => break,
+            }
+            fed.on_cpu += 1;
         }
         Ok(fed)
     }
@@ -356,14 +452,26 @@ impl<'a> Feeder<'a> {
         batch
     }
 
-    /// Adds a dispatch's counts to their subtasks and hands in those it finished.
-    fn fold(&self, batch: &Batch, counts: [Vec<ItemCount>; 2], ledger: &mut Ledger, fed: &mut Fed) {
+    /// Adds a dispatch's counts (its items numbered from `first` among the GPU's) to their
+    /// subtasks, holding those it finished for the next passing check, and counts the items
+    /// the kernel gave up on the CPU (in `given_up`); spot-checks its first item and every
+    /// [`SPOT_EVERY`]th.
+    fn fold(
+        &self,
+        batch: &Batch,
+        counts: [Vec<ItemCount>; 2],
+        first: u64,
+        (ledger, held, given_up): (&mut Ledger, &mut Vec<(usize, Found)>, &mut u64),
+    ) -> Result<(), Disagreement> {
+        let mut number = first;
         for (kind, counts) in counts.iter().enumerate() {
             for ((count, item), &slot) in counts
                 .iter()
                 .zip(&batch.items[kind])
                 .zip(&batch.slots[kind])
             {
+                let at = number;
+                number += 1;
                 let raw = match count {
                     Some([solutions, orbit4, orbit2, nodes]) => Raw {
                         solutions: (*solutions).into(),
@@ -372,18 +480,46 @@ impl<'a> Feeder<'a> {
                     },
                     None => match self.recount(item) {
                         Some(raw) => {
-                            fed.given_up += 1;
+                            *given_up += 1;
                             raw
                         }
                         // stopped: the subtask stays open and is not handed in
                         None => continue,
                     },
                 };
+                #[cfg(test)]
+                let raw = match self.lie_at {
+                    Some(lie) if lie == at => Raw {
+                        solutions: raw.solutions + 1,
+                        ..raw
+                    },
+                    _ => raw,
+                };
+                if (at == first || at.is_multiple_of(SPOT_EVERY)) && count.is_some() {
+                    // stopped: no check, and nothing is vouched for without one
+                    let cpu = self.recount(item).ok_or(Disagreement {
+                        item: at,
+                        gpu: raw,
+                        cpu: raw,
+                    });
+                    match cpu {
+                        Ok(cpu) if cpu == raw => {}
+                        Ok(cpu) => {
+                            return Err(Disagreement {
+                                item: at,
+                                gpu: raw,
+                                cpu,
+                            })
+                        }
+                        Err(_) => return Ok(()),
+                    }
+                }
                 if let Some((id, raw)) = ledger.counted(slot, raw) {
-                    self.hand_in(id, raw, fed);
+                    held.push((id, raw.weigh(self.rows.frame_of(id).rule)));
                 }
             }
         }
+        Ok(())
     }
 
     fn hand_in(&self, id: usize, raw: Raw, fed: &mut Fed) {
@@ -397,7 +533,7 @@ impl<'a> Feeder<'a> {
     /// when stopped.
     fn recount(&self, item: &Item) -> Option<Raw> {
         let (frame, start, mut rows) = item.begin(self.rows);
-        count_raw(self.kernel, frame.rule, start, &mut rows, self.cancel)
+        count_raw(self.kernels.rows, frame.rule, start, &mut rows, self.cancel)
     }
 }
 
@@ -457,6 +593,8 @@ mod tests {
                 workers: workers(),
                 kernels,
                 drop_at: 64,
+                dropped: Default::default(),
+                lie_at: None,
             };
             let (on_gpu, executed) = count_all(&gpu, &plan, unique);
             assert_eq!(on_gpu, count_all(&cpu, &plan, unique).0, "{engine:?}");
@@ -465,6 +603,52 @@ mod tests {
                 "{engine:?}: {} of {} items given up",
                 executed.gpu_items_given_up,
                 executed.gpu_items
+            );
+        }
+    }
+
+    /// A GPU whose count of a spot-checked item is wrong is dropped at once: what it held
+    /// and what it counted since its last passing check are counted on the CPU, and so is
+    /// the rest of its list; the counts are the CPU's, and a note names the GPU. A wrong
+    /// count at the first item leaves it nothing; one later keeps what earlier checks
+    /// vouched for.
+    #[test]
+    fn a_gpu_that_disagrees_with_a_spot_check_is_dropped_and_its_work_recounted() {
+        let Some(gpus) = gpus() else {
+            return;
+        };
+        let plan = Plan::new(16, EngineChoice::D4, None, None).unwrap();
+        let workers = || crate::parallel::Workers::new(2, false).unwrap();
+        let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Auto).unwrap();
+        let cpu = super::super::cpu::Cpu {
+            workers: workers(),
+            kernels,
+        };
+        let want = count_all(&cpu, &plan, false).0;
+        for lie_at in [0, 2 * SPOT_EVERY] {
+            let gpu = WithGpu {
+                gpus: gpus.clone(),
+                share: false,
+                workers: workers(),
+                kernels,
+                drop_at: crate::gpu::DROPPED,
+                dropped: Default::default(),
+                lie_at: Some(lie_at),
+            };
+            let (got, executed) = count_all(&gpu, &plan, false);
+            assert_eq!(got, want, "lie at {lie_at}");
+            let notes = gpu.facts().notes;
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(
+                notes[0].contains(&format!("disagreed with the CPU on its item {lie_at}"))
+                    && notes[0].contains("it was dropped"),
+                "{notes:?}"
+            );
+            // the items before the lie were vouched for by the checks that passed
+            assert_eq!(
+                executed.gpu_subtasks == 0,
+                lie_at == 0,
+                "lie at {lie_at}: {executed:?}"
             );
         }
     }

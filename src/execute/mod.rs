@@ -53,6 +53,9 @@ pub(crate) fn open(
             workers,
             kernels,
             drop_at: crate::gpu::DROPPED,
+            dropped: Default::default(),
+            #[cfg(test)]
+            lie_at: None,
         })),
     }
 }

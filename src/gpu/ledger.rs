@@ -73,6 +73,11 @@ impl Ledger {
         self.hand_in(slot)
     }
 
+    /// The subtasks taken and not yet handed in (a dropped GPU's, for the CPU to count).
+    pub fn open_ids(&self) -> impl Iterator<Item = usize> + '_ {
+        self.slots.iter().flatten().map(|taken| taken.id)
+    }
+
     fn hand_in(&mut self, slot: u32) -> Option<(usize, Raw)> {
         let done = matches!(&self.slots[slot as usize], Some(t) if t.cut && t.out == 0);
         done.then(|| {

@@ -319,10 +319,8 @@ impl Gpu {
         match trust::differing(&plan, &batch, &counts) {
             (0, _) => Ok(()),
             (differ, items) => Err(Error::Failed(format!(
-                "the GPU {} (driver {} {}) miscounted a known answer: {differ} of {items} items of N = {} differ from the CPU's count; it is not used",
-                self.info.name,
-                self.info.driver,
-                self.info.driver_info,
+                "the GPU {} miscounted a known answer: {differ} of {items} items of N = {} differ from the CPU's count; it is not used",
+                self.identify(),
                 trust::CHECK_N
             ))),
         }
@@ -337,6 +335,15 @@ impl Gpu {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// The adapter and its driver, as a refusal names them.
+    pub fn identify(&self) -> String {
+        let info = &self.info;
+        format!(
+            "{} (driver {} {})",
+            info.name, info.driver, info.driver_info
+        )
     }
 
     /// The adapter and its backend, as JSON's `device` reports them.

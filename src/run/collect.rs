@@ -19,7 +19,8 @@ pub(super) fn collect(
     elapsed: Duration,
 ) -> Counts {
     let layout = plan.quadrant_layout();
-    let notes = notes.iter().cloned().chain(layout.and_then(|l| l.note()));
+    let notes = notes.iter().chain(&facts.notes).cloned();
+    let notes = notes.chain(layout.and_then(|l| l.note()));
     Counts {
         n: plan.n(),
         total: sum.total,
