@@ -454,8 +454,8 @@ impl<'a> Feeder<'a> {
 
     /// Adds a dispatch's counts (its items numbered from `first` among the GPU's) to their
     /// subtasks, holding those it finished for the next passing check, and counts the items
-    /// the kernel gave up on the CPU (in `given_up`); spot-checks its first item and every
-    /// [`SPOT_EVERY`]th.
+    /// the kernel gave up on the CPU (in `given_up`); spot-checks its first item the kernel
+    /// counted and every [`SPOT_EVERY`]th.
     fn fold(
         &self,
         batch: &Batch,
@@ -464,6 +464,8 @@ impl<'a> Feeder<'a> {
         (ledger, held, given_up): (&mut Ledger, &mut Vec<(usize, Found)>, &mut u64),
     ) -> Result<(), Disagreement> {
         let mut number = first;
+        // the dispatch's first item the kernel counted (not one it gave up) is checked
+        let mut checked = false;
         for (kind, counts) in counts.iter().enumerate() {
             for ((count, item), &slot) in counts
                 .iter()
@@ -495,7 +497,8 @@ impl<'a> Feeder<'a> {
                     },
                     _ => raw,
                 };
-                if (at == first || at.is_multiple_of(SPOT_EVERY)) && count.is_some() {
+                if (!checked || at.is_multiple_of(SPOT_EVERY)) && count.is_some() {
+                    checked = true;
                     // stopped: no check, and nothing is vouched for without one
                     let cpu = self.recount(item).ok_or(Disagreement {
                         item: at,
