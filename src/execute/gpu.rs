@@ -54,9 +54,10 @@ fn next_items(items: usize, took: Duration, fewest: usize) -> usize {
     }
 }
 
-/// Items between two spot checks: the first item of every dispatch and every 4096th item
-/// a GPU counts are counted again on the CPU (about 1/4000 of its work: on an H100 at
-/// 1.3e11 nodes a second, 3e7 a second of the feeder thread's, a tenth of a core).
+/// Items between two spot checks: the first item the kernel counted in every dispatch and
+/// every 4096th item a GPU counts are counted again on the CPU (about 1/4000 of its work:
+/// on an H100 at 1.3e11 nodes a second, 3e7 a second of the feeder thread's, a tenth of a
+/// core).
 const SPOT_EVERY: u64 = 4096;
 
 /// GPUs and CPU worker threads.
@@ -270,9 +271,9 @@ fn describe(gpus: &[Arc<Gpu>]) -> String {
 /// hand each subtask in once all of it is counted.
 ///
 /// Its counts are spot-checked ([`SPOT_EVERY`]) and a subtask is handed in only once a check
-/// after it has passed: at the first disagreement the GPU is dropped, every subtask it holds
-/// or counted since the last passing check is counted on the CPU, and the feeder thread
-/// goes on counting the list's subtasks on the CPU.
+/// of its dispatch or a later one has passed: at the first disagreement the GPU is dropped,
+/// every subtask it holds or counted since the last passing check is counted on the CPU,
+/// and the feeder thread goes on counting the list's subtasks on the CPU.
 struct Feeder<'a> {
     gpu: &'a Gpu,
     plan: &'a Plan,
