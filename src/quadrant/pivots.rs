@@ -102,9 +102,7 @@ impl Pivots {
             let mut rate = [0u32; 128];
             let step = side.len().div_ceil(PIVOT_SAMPLE).max(1);
             for &p in side.iter().step_by(step) {
-                let p = shift.apply(p);
-                for_each_bit(p.main, |d| rate[d] += 1);
-                for_each_bit(p.anti, |d| rate[64 + d] += 1);
+                each_diagonal(shift.apply(p), |d| rate[d] += 1);
             }
             rate
         };
@@ -146,8 +144,7 @@ impl Pivots {
             let taken: Vec<Pattern> = side.iter().step_by(step).map(|&p| shift.apply(p)).collect();
             for (i, p) in taken.iter().enumerate() {
                 let bit = 1 << (i % 64);
-                for_each_bit(p.main, |d| on[d][i / 64] |= bit);
-                for_each_bit(p.anti, |d| on[64 + d][i / 64] |= bit);
+                each_diagonal(*p, |d| on[d][i / 64] |= bit);
             }
             (on, taken)
         };
