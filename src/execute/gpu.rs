@@ -5,12 +5,12 @@
 use super::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
 use crate::found::Found;
-use crate::gpu::items::{kind_of, Cut, Item, Kind};
+use crate::gpu::items::{as_raw, kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
 use crate::gpu::{Flight, Gpu, ItemCount};
 use crate::parallel::{lock, Workers};
 use crate::plan::{Plan, Rows};
-use crate::subtask::{count_raw, Kernels, Raw};
+use crate::subtask::{Kernels, Raw};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -475,12 +475,8 @@ impl<'a> Feeder<'a> {
             {
                 let at = number;
                 number += 1;
-                let raw = match count {
-                    Some([solutions, orbit4, orbit2, nodes]) => Raw {
-                        solutions: (*solutions).into(),
-                        orbits: [(*orbit4).into(), (*orbit2).into()],
-                        nodes: (*nodes).into(),
-                    },
+                let raw = match *count {
+                    Some(words) => as_raw(words),
                     None => match self.recount(item) {
                         Some(raw) => {
                             *given_up += 1;
@@ -500,22 +496,14 @@ impl<'a> Feeder<'a> {
                 };
                 if (!checked || at.is_multiple_of(SPOT_EVERY)) && count.is_some() {
                     checked = true;
-                    // stopped: no check, and nothing is vouched for without one
-                    let cpu = self.recount(item).ok_or(Disagreement {
-                        item: at,
-                        gpu: raw,
-                        cpu: raw,
-                    });
-                    match cpu {
-                        Ok(cpu) if cpu == raw => {}
-                        Ok(cpu) => {
-                            return Err(Disagreement {
-                                item: at,
-                                gpu: raw,
-                                cpu,
-                            })
+                    match self.recount(item) {
+                        Some(cpu) if cpu != raw => {
+                            let (item, gpu) = (at, raw);
+                            return Err(Disagreement { item, gpu, cpu });
                         }
-                        Err(_) => return Ok(()),
+                        Some(_) => {}
+                        // stopped: the rest is not folded, and the run ends short
+                        None => return Ok(()),
                     }
                 }
                 if let Some((id, raw)) = ledger.counted(slot, raw) {
@@ -536,8 +524,7 @@ impl<'a> Feeder<'a> {
     /// Counts on the CPU an item the kernel gave up (its counts reached `drop_at`); `None`
     /// when stopped.
     fn recount(&self, item: &Item) -> Option<Raw> {
-        let (frame, start, mut rows) = item.begin(self.rows);
-        count_raw(self.kernels.rows, frame.rule, start, &mut rows, self.cancel)
+        item.count_on_cpu(self.rows, self.kernels.rows, self.cancel)
     }
 }
 

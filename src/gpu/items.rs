@@ -7,8 +7,10 @@
 //! like the kernel's, so a subtask's nodes are the host's plus its items'.
 
 use crate::board::{Attacks, MAX_N};
-use crate::kernel::Start;
+use crate::kernel::{Chosen, Start};
 use crate::plan::{Frame, LeafRule, Rows};
+use crate::subtask::{count_raw, Raw};
+use std::sync::atomic::AtomicBool;
 
 /// How an item's solutions are counted on the GPU: which kernel runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +61,15 @@ pub(crate) fn item_rows(n: usize, most: usize) -> usize {
 /// reached the limit), which the host then counts on the CPU.
 pub(crate) type ItemCount = Option<[u32; 4]>;
 
+/// A count the kernel gave ([`ItemCount`]'s words) in the CPU's terms.
+pub(crate) fn as_raw([solutions, orbit4, orbit2, nodes]: [u32; 4]) -> Raw {
+    Raw {
+        solutions: solutions.into(),
+        orbits: [orbit4.into(), orbit2.into()],
+        nodes: nodes.into(),
+    }
+}
+
 /// One item: the state of its first open row and where it came from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Item {
@@ -98,6 +109,13 @@ impl Item {
             },
         };
         (frame, start, rows)
+    }
+
+    /// The item counted on the CPU by `kernel` (of `plan`, the plan it was cut from), as the
+    /// GPU's kernel counts it; `None` when `stop` was set first.
+    pub fn count_on_cpu(&self, plan: &Rows, kernel: Chosen, stop: &AtomicBool) -> Option<Raw> {
+        let (frame, start, mut rows) = self.begin(plan);
+        count_raw(kernel, frame.rule, start, &mut rows, stop)
     }
 }
 
