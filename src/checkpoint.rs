@@ -210,7 +210,7 @@ impl Checkpoint {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let lock_path = dir.join(beside(&resolved, ".lock"));
+        let lock_path = dir.join(beside(&resolved, ".lock", 0));
         let lock_path = lock_path.as_path();
         // opening a FIFO would block until a writer came, a device could be anything
         if let Some(kind) = fs::metadata(lock_path).ok().and_then(|m| not_a_file(&m)) {
@@ -584,28 +584,21 @@ const TEMPORARY_RANDOM: usize = 6;
 
 /// The prefix of the temporary files a save of checkpoint `path` writes: `FILE.tmp`.
 fn temporary_prefix(path: &Path) -> std::ffi::OsString {
-    let mut prefix = beside(path, ".tmp");
-    if prefix.len() + TEMPORARY_RANDOM > NAME_MAX {
-        prefix = beside_hashed(path, ".tmp");
-    }
-    prefix
+    beside(path, ".tmp", TEMPORARY_RANDOM)
 }
 
 /// The name of a file beside checkpoint `path`: its name and `suffix` (`FILE.lock`), or,
-/// where that is longer than a file system takes, a short name made of the name's checksum.
-fn beside(path: &Path, suffix: &str) -> std::ffi::OsString {
-    let mut name = path.file_name().unwrap_or_default().to_owned();
+/// where that and `more` bytes after it are longer than a file system takes, a short name:
+/// `.nqueens-` and the name's CRC-32, and `suffix`.
+fn beside(path: &Path, suffix: &str, more: usize) -> std::ffi::OsString {
+    let file = path.file_name().unwrap_or_default();
+    let mut name = file.to_owned();
     name.push(suffix);
-    if name.len() > NAME_MAX {
-        name = beside_hashed(path, suffix);
+    if name.len() + more > NAME_MAX {
+        let crc = crc32fast::hash(file.as_encoded_bytes());
+        name = format!(".nqueens-{crc:08x}{suffix}").into();
     }
     name
-}
-
-/// [`beside`]'s short name: `.nqueens-CRC32` of the checkpoint's name, and `suffix`.
-fn beside_hashed(path: &Path, suffix: &str) -> std::ffi::OsString {
-    let crc = crc32fast::hash(path.file_name().unwrap_or_default().as_encoded_bytes());
-    format!(".nqueens-{crc:08x}{suffix}").into()
 }
 
 /// The longest file name most file systems take (Linux's ext4, XFS, Btrfs; macOS's APFS).

@@ -220,13 +220,11 @@ impl RaceOptions {
     }
 }
 
-/// A plain decimal number, 0 or more (`30`, `0.5`, `.5`): digits with at most one point,
-/// no sign, exponent or name (`1e3`, `inf`).
+/// A plain decimal number, 0 or more (`30`, `0.5`, `.5`): digits and a point as `f64`
+/// reads them, no sign, exponent or name (`1e3`, `inf`).
 fn decimal(text: &str) -> Option<f64> {
     let t = text.trim();
-    let plain = t.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && t.chars().filter(|&c| c == '.').count() <= 1
-        && t.chars().any(|c| c.is_ascii_digit());
+    let plain = t.chars().all(|c| c.is_ascii_digit() || c == '.');
     plain.then(|| t.parse().ok()).flatten()
 }
 

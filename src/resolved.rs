@@ -312,25 +312,19 @@ fn why_no_gpu(software: bool) -> String {
     #[cfg(feature = "gpu")]
     {
         let adapters = crate::gpu::adapters();
-        let names = |list: &[&crate::adapter::Adapter]| {
-            list.iter()
-                .map(|a| a.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let all: Vec<&crate::adapter::Adapter> = adapters.iter().collect();
-        if all.is_empty() {
+        let names: Vec<&str> = adapters.iter().map(|a| a.name.as_str()).collect();
+        let names = names.join(", ");
+        if adapters.is_empty() {
             return "no GPU adapter is found".into();
         }
-        if !software && all.iter().all(|a| a.software) {
+        if !software && adapters.iter().all(|a| a.software) {
             return format!(
-                "the only adapter, {}, runs on the CPU; NQUEENS_RACE_SOFTWARE_GPU=1 lets it count",
-                names(&all)
+                "the only adapter, {names}, runs on the CPU; NQUEENS_RACE_SOFTWARE_GPU=1 lets it count"
             );
         }
         match crate::gpu::open(None, software) {
             Err(e) => e.to_string(),
-            Ok(_) => format!("{} is not a GPU `auto` counts on here", names(&all)),
+            Ok(_) => format!("{names} is not a GPU `auto` counts on here"),
         }
     }
     #[cfg(not(feature = "gpu"))]
