@@ -271,44 +271,31 @@ fn an_array_with_a_step_counts_the_shard_of_its_position() {
 /// both; a variable set to nothing is unset (the whole count, no word of a shard).
 #[test]
 fn a_shard_index_without_its_count_is_refused() {
+    let count_8 = |vars: &[(&str, &str)]| {
+        let out = Command::new(bin())
+            .args(["count", "8"])
+            .envs(vars.iter().copied())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), out.stdout, err)
+    };
     for (var, value, missing) in [
         ("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT"),
         ("SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_ID"),
         ("JOB_COMPLETION_INDEX", "0", "NQUEENS_SHARDS"),
     ] {
-        let out = Command::new(bin())
-            .args(["count", "8"])
-            .env(var, value)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{var}");
-        assert!(out.stdout.is_empty());
+        let (code, out, err) = count_8(&[(var, value)]);
+        assert_eq!(code, Some(2), "{var}");
+        assert!(out.is_empty());
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(var) && err.contains(missing), "{err}");
     }
-    let out = Command::new(bin())
-        .args(["count", "8"])
-        .env("SLURM_ARRAY_TASK_ID", "")
-        .env("SLURM_ARRAY_TASK_COUNT", "4")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "an empty index is unset");
-    let out = Command::new(bin())
-        .args(["count", "8"])
-        .env("SLURM_ARRAY_TASK_ID", "")
-        .env("SLURM_ARRAY_TASK_COUNT", "")
-        .output()
-        .unwrap();
-    assert_eq!(
-        (out.status.code(), &out.stdout[..]),
-        (Some(0), &b"92\n"[..])
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, err) = count_8(&[("SLURM_ARRAY_TASK_ID", ""), ("SLURM_ARRAY_TASK_COUNT", "4")]);
+    assert_eq!(code, Some(2), "an empty index is unset: {err}");
+    let (code, out, err) = count_8(&[("SLURM_ARRAY_TASK_ID", ""), ("SLURM_ARRAY_TASK_COUNT", "")]);
+    assert_eq!((code, &out[..]), (Some(0), &b"92\n"[..]));
+    assert!(err.is_empty(), "{err}");
 }
 
 #[test]
