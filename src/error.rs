@@ -79,9 +79,6 @@ pub enum Error {
     /// Fundamental solutions asked of an engine that counts totals only.
     #[error("engine {} counts totals only, not fundamental solutions (use engine auto, d4 or mirror)", .0.name())]
     TotalsOnly(Engine),
-    /// A GPU asked of an engine that runs on the CPU only.
-    #[error("engine {} runs on the CPU only (use device auto or cpu, or engine d4 on the GPU)", .0.name())]
-    CpuOnly(Engine),
     /// A subtask id past the end of its plan.
     #[error("subtask {id} does not exist: the plan has {subtasks}")]
     NoSuchSubtask {

@@ -66,7 +66,8 @@ pub(crate) struct Rival {
 
 /// The devices a count of an `n`×`n` board asks for: `gpus` (adapter indices) picks
 /// adapters and implies a GPU; `auto` takes every real GPU from [`AUTO_GPU_MIN_N`] on.
-/// `cpu_only`: the engine runs on the CPU only (then `auto` is the CPU).
+/// `cpu_only`: the quadrant engine was named, which `auto` counts on the CPU (its GPU path is
+/// asked for by name, `gpu` or `gpu-only`).
 fn choose_devices(
     n: usize,
     choice: DeviceChoice,
@@ -203,13 +204,8 @@ pub(crate) fn resolve(
     };
     let plan = Plan::new(n, engine, prefix, opts.split_depth)?;
     // refused here, before a run opens its checkpoint
-    if plan.quadrant_layout().is_some() {
-        if opts.unique {
-            return Err(Error::TotalsOnly(Engine::Quadrant));
-        }
-        if matches!(opts.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly) || opts.gpus.is_some() {
-            return Err(Error::CpuOnly(Engine::Quadrant));
-        }
+    if plan.quadrant_layout().is_some() && opts.unique {
+        return Err(Error::TotalsOnly(Engine::Quadrant));
     }
     // the rival of a race: the d4 plan, on the GPUs with the CPU threads sharing
     let race = match rival {
@@ -238,7 +234,7 @@ struct AutoDevices {
 }
 
 /// Where `--device auto` counts an `n`×`n` board on `threads` CPU threads, taken in this
-/// order: on the CPU for a shard of many, an engine that runs on the CPU only (`cpu_only`)
+/// order: on the CPU for a shard of many, the quadrant engine named (`cpu_only`)
 /// and a resumed run whose race chose the CPU; on the GPUs a resumed run's race chose (on
 /// the CPU, with a note, where none opens now); where the quadrant engine would count
 /// (`quadrant_fits`), a race when the count is expected to last at least
@@ -406,9 +402,12 @@ fn settings(
     most_threads: usize,
 ) -> Result<Resolved, Error> {
     let threads = match &devices {
-        // a core for each GPU's feeder thread, which cuts its items
+        // a core for each GPU's feeder thread, which cuts its items (the quadrant engine's
+        // threads feed the GPUs themselves: each builds the sieves it hands one)
         #[cfg(feature = "gpu")]
-        Devices::Gpus { gpus, .. } if opts.threads.is_none() => {
+        Devices::Gpus { gpus, .. }
+            if opts.threads.is_none() && plan.quadrant_layout().is_none() =>
+        {
             opts.resolved_threads()?.saturating_sub(gpus.len()).max(1)
         }
         _ => opts.resolved_threads()?,

@@ -70,6 +70,11 @@ impl FirstFailure {
         }
     }
 
+    /// Keeps `e` when it is the first failure.
+    pub fn fail(&self, e: Error) {
+        let _ = self.0.set(e);
+    }
+
     /// The failure, if a subtask failed.
     pub fn check(self) -> Result<(), Error> {
         self.0.into_inner().map_or(Ok(()), Err)

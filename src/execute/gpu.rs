@@ -257,7 +257,7 @@ impl WithGpu {
 }
 
 /// The GPUs as reports name them: `name`, `2 x name`, or names joined by ` + `.
-fn describe(gpus: &[Arc<Gpu>]) -> String {
+pub(super) fn describe(gpus: &[Arc<Gpu>]) -> String {
     let names: Vec<String> = gpus.iter().map(|g| g.describe()).collect();
     match names.as_slice() {
         [one] => one.clone(),

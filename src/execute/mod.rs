@@ -9,6 +9,8 @@ mod contract;
 mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
+#[cfg(feature = "gpu")]
+mod quadrant_gpu;
 
 use crate::device::Devices;
 use crate::error::Error;
@@ -42,6 +44,21 @@ pub(crate) fn open(
                 cancel,
             )?
             .ok_or(Error::Interrupted)?;
+        #[cfg(feature = "gpu")]
+        if let Devices::Gpus { gpus, share } = &resolved.devices {
+            for gpu in gpus {
+                gpu.trust_pairs(|gpu| quadrant_gpu::check_pairs(gpu, kernels.pairs))?;
+            }
+            return Ok(Box::new(quadrant_gpu::QuadrantOnGpus {
+                gpus: gpus.clone(),
+                share: *share,
+                workers,
+                kernels,
+                notes: Default::default(),
+                #[cfg(test)]
+                lie_at: None,
+            }));
+        }
         return Ok(Box::new(cpu::Cpu { workers, kernels }));
     }
     match &resolved.devices {

@@ -9,6 +9,7 @@
 
 pub(crate) mod items;
 pub(crate) mod ledger;
+mod pairs;
 mod trust;
 
 use crate::adapter::Adapter;
@@ -104,6 +105,12 @@ pub struct Gpu {
     kernels: [wgpu::ComputePipeline; 2],
     /// The most rows each kernel's items may have (its workgroup memory is sized for them).
     rows: [usize; 2],
+    /// The quadrant engine's pair kernel ([`pairs`]).
+    pairs: wgpu::ComputePipeline,
+    /// The most bytes a buffer of this device may hold and bind.
+    buffer_limit: u64,
+    /// What the pair kernel's known-answer check found, once per process ([`Gpu::trust_pairs`]).
+    pairs_trusted: OnceLock<Result<(), String>>,
     /// The first error the device reported (a lost device, say), instead of wgpu's panic.
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -297,6 +304,11 @@ impl Gpu {
         let gpu = Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
+            pairs: pairs::pipeline(&device, WORKGROUP),
+            buffer_limit: limits
+                .max_buffer_size
+                .min(limits.max_storage_buffer_binding_size),
+            pairs_trusted: OnceLock::new(),
             device,
             queue,
             info,
@@ -324,6 +336,41 @@ impl Gpu {
                 trust::CHECK_N
             ))),
         }
+    }
+
+    /// Runs `check`, the pair kernel's known-answer check, once per process and device;
+    /// its verdict, then and later: an error naming the adapter and its driver where it
+    /// found a difference.
+    pub fn trust_pairs(&self, check: impl FnOnce(&Gpu) -> Result<(), String>) -> Result<(), Error> {
+        let verdict = self.pairs_trusted.get_or_init(|| check(self));
+        verdict.clone().map_err(|why| {
+            Error::Failed(format!(
+                "the GPU {} miscounted a known answer: {why}; it is not used",
+                self.identify()
+            ))
+        })
+    }
+
+    /// The clashes of each pattern of `work` (the stored patterns of the blocks it reaches
+    /// that share a diagonal with it), counted on this GPU ([`pairs`]); `None` where a
+    /// buffer would be larger than the device binds (the caller counts it on the CPU).
+    pub fn count_clashes(
+        &self,
+        work: &crate::quadrant::PairWork,
+    ) -> Result<Option<Vec<u32>>, Error> {
+        let device = pairs::Device {
+            device: &self.device,
+            queue: &self.queue,
+            pipeline: &self.pairs,
+            buffer_limit: self.buffer_limit,
+            most_workgroups: self.most_workgroups(),
+            workgroup: WORKGROUP,
+        };
+        let counted = device
+            .count_clashes(work)
+            .map_err(|e| Error::Failed(format!("the GPU {} failed: {e}", self.info.name)))?;
+        self.check()?;
+        Ok(counted)
     }
 
     /// Fails with the first error the device reported, if any.

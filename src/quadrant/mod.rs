@@ -39,8 +39,8 @@ use half::{Halves, Table};
 use pattern::{Packed, Pattern, Region, Shift, Stored};
 use quarter::Quarter;
 use sieve::Sieve;
+pub(crate) use sieve::{PairDevice, PairWork, DENSE_WORDS, SUBSET_BITS};
 use std::cell::RefCell;
-use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use units::{Ids, Unit, NO_MIDDLE};
@@ -202,8 +202,10 @@ impl Work {
         unit: Unit,
         halves: &Halves,
         (pairs, parts): (PairKernel, PartSizes),
+        device: Option<&dyn PairDevice>,
         stop: &AtomicBool,
-    ) -> Result<Option<Pairs>, TryReserveError> {
+    ) -> Result<Option<Pairs>, Error> {
+        let short = |_| crate::memory::memory_short("a unit's half-board patterns");
         let all = (1u64 << n) - 1;
         let (avoid, free_rows) = if unit.middle_row == NO_MIDDLE {
             (Pattern::default(), all)
@@ -215,21 +217,29 @@ impl Work {
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
         // a half's parts are dropped once it is built: its row sets go back to the
         // tables' recent ones, which may let them go
-        let mut east = Some(halves.parts(n, east_rows, east_avoid, pairs)?);
+        let mut east = Some(
+            halves
+                .parts(n, east_rows, east_avoid, pairs)
+                .map_err(short)?,
+        );
         let mut counted = Pairs::default();
         let mut first = true;
         while let Some(mut east_parts) = east.take() {
             self.east.clear();
             east = east_parts
-                .fill(&mut self.east, parts.other)?
+                .fill(&mut self.east, parts.other)
+                .map_err(short)?
                 .then_some(east_parts);
             counted.patterns += self.east.len() as u64;
             // the west half again for each part of the east one: a join costs far less
             // than the pairs it is counted against
-            let mut west_parts = halves.parts(n, free_rows & !east_rows, avoid, pairs)?;
+            let mut west_parts = halves
+                .parts(n, free_rows & !east_rows, avoid, pairs)
+                .map_err(short)?;
             self.west.clear();
             let mut west = west_parts
-                .fill(&mut self.west, parts.sliced)?
+                .fill(&mut self.west, parts.sliced)
+                .map_err(short)?
                 .then_some(west_parts);
             // with both halves whole, the longer is sliced: the per-pattern cost falls on
             // the other, which is moved into its columns
@@ -251,8 +261,19 @@ impl Work {
                 }
                 if !sliced.is_empty() && !others.is_empty() {
                     // the sieve takes about 64 bytes a sliced pattern, hence the parts
-                    self.sieve.load(pairs, sliced, (others, shift))?;
-                    let Some(disjoint) = self.sieve.count_disjoint_on(pairs, others, stop)? else {
+                    self.sieve
+                        .load(pairs, sliced, (others, shift))
+                        .map_err(short)?;
+                    let disjoint = match device {
+                        Some(device) => {
+                            self.sieve.count_disjoint_by(pairs, others, stop, device)?
+                        }
+                        None => self
+                            .sieve
+                            .count_disjoint_on(pairs, others, stop)
+                            .map_err(short)?,
+                    };
+                    let Some(disjoint) = disjoint else {
                         return Ok(None);
                     };
                     counted.disjoint += disjoint;
@@ -261,7 +282,10 @@ impl Work {
                     break;
                 };
                 sliced.clear();
-                west = west_parts.fill(sliced, parts.sliced)?.then_some(west_parts);
+                west = west_parts
+                    .fill(sliced, parts.sliced)
+                    .map_err(short)?
+                    .then_some(west_parts);
             }
             first = false;
         }
@@ -433,6 +457,18 @@ impl Layout {
         pairs: PairKernel,
         stop: &AtomicBool,
     ) -> Result<Option<Found>, Error> {
+        self.count_unit_on(id, (pairs, None), stop)
+    }
+
+    /// [`Layout::count_unit`] with each loaded sieve's pairs counted by `device` where
+    /// there is one ([`PairDevice`]: a GPU), else on the CPU's loops `pairs`.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn count_unit_on(
+        &self,
+        id: usize,
+        (pairs, device): (PairKernel, Option<&dyn PairDevice>),
+        stop: &AtomicBool,
+    ) -> Result<Option<Found>, Error> {
         let unit = self.unit(id);
         if unit.weight == 0 {
             return Ok(Some(Found::default()));
@@ -451,11 +487,11 @@ impl Layout {
             return Ok(None);
         }
         let halves = self.halves.get().expect("prepared above");
-        let counted = WORK.with(|work| -> Result<Option<Found>, TryReserveError> {
+        WORK.with(|work| {
             let work = &mut *work.borrow_mut();
             let limits = (pairs, *self.held.get().expect("prepared above"));
             let Some(Pairs { disjoint, patterns }) =
-                work.count(self.n, unit, halves, limits, stop)?
+                work.count(self.n, unit, halves, limits, device, stop)?
             else {
                 return Ok(None);
             };
@@ -466,8 +502,7 @@ impl Layout {
                 nodes,
                 max_subtask_nodes: nodes,
             }))
-        });
-        counted.map_err(|_| crate::memory::memory_short("a unit's half-board patterns"))
+        })
     }
 }
 

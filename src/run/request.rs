@@ -2,7 +2,6 @@
 //! resumes.
 
 use crate::checkpoint::{Checkpoint, RunIdentity};
-use crate::device::DeviceChoice;
 use crate::engine::{Engine, EngineChoice};
 use crate::error::Error;
 use crate::options::CountOptions;
@@ -149,9 +148,8 @@ impl RunRequest {
     }
 
     /// Refuses, before any plan is built, a checkpoint written by a run this one cannot be:
-    /// another N, another engine than the one asked for, or the CPU-only quadrant engine
-    /// resumed on a GPU. (Every other difference is found when its finished subtasks are
-    /// loaded.)
+    /// another N, or another engine than the one asked for. (Every other difference is found
+    /// when its finished subtasks are loaded; a run's units count alike on any device.)
     fn refuse_another_run(&self, saved: &RunIdentity, path: &std::path::Path) -> Result<(), Error> {
         let refuse = |asked: String| Err(another_run(saved, path, &asked));
         let options = &self.options;
@@ -167,13 +165,6 @@ impl RunRequest {
                 "engine {engine}: resume it with --engine {}, or use another file",
                 saved.engine
             ));
-        }
-        let gpu = matches!(options.device, DeviceChoice::Gpu | DeviceChoice::GpuOnly)
-            || options.gpus.is_some();
-        if saved.engine == Engine::Quadrant && gpu {
-            return refuse(
-                "a GPU, and the quadrant engine counts on the CPU only: resume it with --device auto or cpu, or use another file".into(),
-            );
         }
         Ok(())
     }

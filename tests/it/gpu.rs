@@ -423,3 +423,78 @@ fn a_subtask_past_2_32_is_exact_on_a_real_gpu() {
     .unwrap();
     assert_eq!((gpu.total, gpu.nodes), (cpu.total, cpu.nodes));
 }
+
+/// The quadrant engine with its pairs on the GPU: the known totals, shards of one plan on
+/// both devices merge and verify, and a run stopped on either device resumes on the other
+/// (or on the same one) exactly.
+#[test]
+fn the_quadrant_engine_on_the_gpu_counts_merges_and_resumes_as_on_the_cpu() {
+    if adapter("quadrant").is_none() {
+        return;
+    }
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    for n in ["8", "13", "16"] {
+        let v = json(&[
+            "count", n, "--engine", "quadrant", "--device", "gpu-only", "--json",
+        ]);
+        let n: usize = n.parse().unwrap();
+        assert_eq!(v["total"], known(n).0.to_string(), "{v}");
+        assert_eq!(v["engine"], "quadrant");
+        assert!(
+            v["gpu_subtasks"].as_u64().unwrap() > 0 && v["device"] != "cpu",
+            "{v}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<String> = ["gpu-only", "cpu", "gpu"]
+        .iter()
+        .enumerate()
+        .map(|(i, device)| {
+            let record = shard_record(15, i, 3, &["--engine", "quadrant", "--device", device]);
+            write(dir.path(), &format!("{i}.json"), &record)
+        })
+        .collect();
+    let (code, out, err) = merge_files(&files, &["--verify", "1000000"]);
+    assert_eq!((code, out.as_str()), (0, "2279184\n"), "{err}");
+    // stopped on one device, resumed on another (and on the same one)
+    for (i, (first, then)) in [
+        (DeviceChoice::GpuOnly, "cpu"),
+        (DeviceChoice::Cpu, "gpu-only"),
+        (DeviceChoice::GpuOnly, "gpu-only"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ck = dir.path().join(format!("ck{i}"));
+        let request = RunRequest {
+            checkpoint: Some(ck.clone()),
+            ..RunRequest::new(16, on(first, EngineChoice::Quadrant, false), None)
+        };
+        run_stopped(&request, |done, _| done >= 50);
+        let ck = ck.display().to_string();
+        let args = [
+            "count",
+            "16",
+            "--engine",
+            "quadrant",
+            "--json",
+            "--checkpoint",
+            &ck,
+        ];
+        let v = json(&[&args[..], &["--device", then]].concat());
+        assert_eq!(
+            v["total"],
+            known(16).0.to_string(),
+            "{first:?} then {then}: {v}"
+        );
+        let resumed = v["resumed_subtasks"].as_u64().unwrap();
+        assert!(
+            resumed >= 50 && resumed < v["subtasks"].as_u64().unwrap(),
+            "{first:?} then {then}: {v}"
+        );
+    }
+}

@@ -265,10 +265,6 @@ fn what_the_engine_cannot_do_is_a_usage_error() {
             "no split depth",
         ),
         (
-            &["count", "12", "--engine", "quadrant", "--device", "gpu"],
-            "--engine quadrant runs on the CPU only",
-        ),
-        (
             &["count", "12", "--engine", "quadrant", "--prefix", "1"],
             "prefix",
         ),

@@ -128,10 +128,6 @@ pub fn error_line(e: &nqueens::Error) -> String {
             "--engine {} counts totals only, not fundamental solutions (--unique); use --engine auto, d4 or mirror",
             engine.name()
         ),
-        E::CpuOnly(engine) => format!(
-            "--engine {} runs on the CPU only; use --device auto or cpu, or --engine d4 on the GPU",
-            engine.name()
-        ),
         E::NoSplitDepth(engine) => format!(
             "--engine {} is not split by rows: it takes no split depth (--split-depth)",
             engine.name()

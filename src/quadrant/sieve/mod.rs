@@ -29,6 +29,9 @@
 
 mod batching;
 mod layout;
+// what only the GPU executor calls (and the tests)
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+mod offload;
 mod pairs;
 mod portable;
 #[cfg(test)]
@@ -37,6 +40,7 @@ pub(crate) mod tests;
 mod x86_64;
 
 pub use layout::Sieve;
+pub use offload::{PairDevice, PairWork, DENSE_WORDS, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
