@@ -47,7 +47,7 @@ pub(crate) fn open(
         #[cfg(feature = "gpu")]
         if let Devices::Gpus { gpus, share } = &resolved.devices {
             for gpu in gpus {
-                gpu.trust_pairs(|gpu| quadrant_gpu::check_pairs(gpu, kernels.pairs))?;
+                gpu.trust_pairs(|| quadrant_gpu::check_pairs(gpu, kernels.pairs))?;
             }
             return Ok(Box::new(quadrant_gpu::QuadrantOnGpus {
                 gpus: gpus.clone(),

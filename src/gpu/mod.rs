@@ -7,6 +7,7 @@
 //! their subtasks. Results are the CPU's, subtask by subtask (nodes included), so shards,
 //! checkpoints and merge do not know which device counted what.
 
+pub(crate) mod batch;
 pub(crate) mod items;
 pub(crate) mod ledger;
 mod pairs;
@@ -341,8 +342,8 @@ impl Gpu {
     /// Runs `check`, the pair kernel's known-answer check, once per process and device;
     /// its verdict, then and later: an error naming the adapter and its driver where it
     /// found a difference.
-    pub fn trust_pairs(&self, check: impl FnOnce(&Gpu) -> Result<(), String>) -> Result<(), Error> {
-        let verdict = self.pairs_trusted.get_or_init(|| check(self));
+    pub fn trust_pairs(&self, check: impl FnOnce() -> Result<(), String>) -> Result<(), Error> {
+        let verdict = self.pairs_trusted.get_or_init(check);
         verdict.clone().map_err(|why| {
             Error::Failed(format!(
                 "the GPU {} miscounted a known answer: {why}; it is not used",
@@ -351,26 +352,27 @@ impl Gpu {
         })
     }
 
-    /// The clashes of each pattern of `work` (the stored patterns of the blocks it reaches
-    /// that share a diagonal with it), counted on this GPU ([`pairs`]); `None` where a
-    /// buffer would be larger than the device binds (the caller counts it on the CPU).
-    pub fn count_clashes(
-        &self,
-        work: &crate::quadrant::PairWork,
-    ) -> Result<Option<Vec<u32>>, Error> {
+    /// The clashes of each pattern of `batch` (the stored patterns of the blocks it reaches
+    /// that share a diagonal with it), counted on this GPU ([`pairs`]); its buffers fit
+    /// [`Gpu::buffer_limit`].
+    pub fn count_clashes(&self, batch: &batch::PairBatch) -> Result<Vec<u32>, Error> {
         let device = pairs::Device {
             device: &self.device,
             queue: &self.queue,
             pipeline: &self.pairs,
-            buffer_limit: self.buffer_limit,
             most_workgroups: self.most_workgroups(),
             workgroup: WORKGROUP,
         };
         let counted = device
-            .count_clashes(work)
+            .count_clashes(batch)
             .map_err(|e| Error::Failed(format!("the GPU {} failed: {e}", self.info.name)))?;
         self.check()?;
         Ok(counted)
+    }
+
+    /// The most bytes a buffer of this device may hold and bind.
+    pub fn buffer_limit(&self) -> u64 {
+        self.buffer_limit
     }
 
     /// Fails with the first error the device reported, if any.

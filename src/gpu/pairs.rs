@@ -2,7 +2,8 @@
 //! tables, reaches and the other side's dense words uploaded, one invocation per pattern (in
 //! turn, where they are more than the invocations), each pattern's clashes read back.
 
-use crate::quadrant::{PairWork, DENSE_WORDS, SUBSET_BITS};
+use crate::gpu::batch::PairBatch;
+use crate::quadrant::{DENSE_WORDS, SUBSET_BITS};
 use std::sync::mpsc;
 
 /// The pair kernel's shader, its constants filled in.
@@ -29,38 +30,30 @@ pub(super) fn pipeline(device: &wgpu::Device, workgroup: usize) -> wgpu::Compute
     })
 }
 
-/// A device as the pair kernel takes it: its queue, the kernel, the most bytes a buffer may
-/// bind, and the most workgroups a dispatch runs.
+/// A device as the pair kernel takes it: its queue, the kernel, and the most workgroups a
+/// dispatch runs.
 pub(super) struct Device<'a> {
     pub device: &'a wgpu::Device,
     pub queue: &'a wgpu::Queue,
     pub pipeline: &'a wgpu::ComputePipeline,
-    pub buffer_limit: u64,
     pub most_workgroups: usize,
     /// Invocations per workgroup.
     pub workgroup: usize,
 }
 
 impl Device<'_> {
-    /// The clashes of each pattern of `work` (the stored patterns of the blocks it reaches
-    /// that share a diagonal with it), counted on this device; `None` where a buffer would be
-    /// larger than the device binds; an error the device reported.
-    pub fn count_clashes(&self, work: &PairWork) -> Result<Option<Vec<u32>>, String> {
-        let most = self.buffer_limit;
+    /// The clashes of each pattern of `batch` (the stored patterns of the blocks it reaches
+    /// that share a diagonal with it), counted on this device; an error the device reported.
+    /// The batch's buffers fit the device ([`PairBatch::largest_with`]).
+    pub fn count_clashes(&self, batch: &PairBatch) -> Result<Vec<u32>, String> {
         let words = |len: usize| (len * 4) as u64;
-        if work.table_bytes() > most
-            || words(work.patterns.len()) > most
-            || words(work.reach.len()) > most
-        {
-            return Ok(None);
-        }
-        let patterns = work.len();
+        let patterns = batch.len();
         if patterns == 0 {
-            return Ok(Some(Vec::new()));
+            return Ok(Vec::new());
         }
         let tables = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("tables"),
-            size: work.table_bytes().max(32),
+            size: (batch.tables.len() as u64).max(32),
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: true,
         });
@@ -69,15 +62,15 @@ impl Device<'_> {
                 .slice(..)
                 .get_mapped_range_mut()
                 .map_err(|e| e.to_string())?;
-            work.write_tables(|at, bytes| view.slice(at..at + bytes.len()).copy_from_slice(bytes));
+            view.copy_from_slice(&batch.tables);
         }
         tables.unmap();
         let storage = wgpu::BufferUsages::STORAGE;
-        let params = [patterns as u32, work.lookups, 0, 0];
+        let params = [patterns as u32, batch.lookups, 0, 0];
         let params = self.buffer("pair params", &params, wgpu::BufferUsages::UNIFORM);
-        let reach = self.buffer("reach", work.reach, storage);
-        let reach_at = self.buffer("reach at", &work.reach_at, storage);
-        let others = self.buffer("patterns", &work.patterns, storage);
+        let reach = self.buffer("reach", &batch.reach, storage);
+        let reach_at = self.buffer("reach at", &batch.reach_at, storage);
+        let others = self.buffer("patterns", &batch.patterns, storage);
         let workgroups = patterns
             .div_ceil(self.workgroup)
             .clamp(1, self.most_workgroups);
@@ -146,7 +139,7 @@ impl Device<'_> {
             .collect();
         drop(view);
         readback.unmap();
-        Ok(Some(clashes))
+        Ok(clashes)
     }
 }
 

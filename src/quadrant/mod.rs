@@ -39,7 +39,7 @@ use half::{Halves, Table};
 use pattern::{Packed, Pattern, Region, Shift, Stored};
 use quarter::Quarter;
 use sieve::Sieve;
-pub(crate) use sieve::{PairDevice, PairWork, DENSE_WORDS, SUBSET_BITS};
+pub(crate) use sieve::{Counted, PairDevice, PairWork, DENSE_WORDS, LOOKUP_ENTRIES, SUBSET_BITS};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -187,6 +187,32 @@ struct Work {
 struct Pairs {
     disjoint: u64,
     patterns: u64,
+    /// Sieves a device counts later, by its tickets.
+    tickets: Vec<u64>,
+}
+
+/// A unit counted with a device that counts some of its sieves later ([`Counted::Later`]):
+/// what is counted, and the device's tickets for the rest, whose disjoint pairs count
+/// `weight` solutions each.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pending {
+    pub found: Found,
+    pub weight: u64,
+    pub tickets: Vec<u64>,
+}
+
+impl Pending {
+    /// The unit's count, given each ticket's disjoint pairs.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub fn finish(self, mut disjoint: impl FnMut(u64) -> u64) -> Found {
+        let later: u128 = (self.tickets.iter())
+            .map(|&t| u128::from(disjoint(t)))
+            .sum();
+        Found {
+            total: self.found.total + later * u128::from(self.weight),
+            ..self.found
+        }
+    }
 }
 
 impl Work {
@@ -271,12 +297,14 @@ impl Work {
                         None => self
                             .sieve
                             .count_disjoint_on(pairs, others, stop)
-                            .map_err(short)?,
+                            .map_err(short)?
+                            .map_or(Counted::Stopped, Counted::Now),
                     };
-                    let Some(disjoint) = disjoint else {
-                        return Ok(None);
-                    };
-                    counted.disjoint += disjoint;
+                    match disjoint {
+                        Counted::Now(disjoint) => counted.disjoint += disjoint,
+                        Counted::Later(ticket) => counted.tickets.push(ticket),
+                        Counted::Stopped => return Ok(None),
+                    }
                 }
                 let Some(mut west_parts) = west.take() else {
                     break;
@@ -457,21 +485,23 @@ impl Layout {
         pairs: PairKernel,
         stop: &AtomicBool,
     ) -> Result<Option<Found>, Error> {
-        self.count_unit_on(id, (pairs, None), stop)
+        let counted = self.count_unit_on(id, (pairs, None), stop)?;
+        Ok(counted.map(|unit| unit.finish(|_| unreachable!("no device, no tickets"))))
     }
 
     /// [`Layout::count_unit`] with each loaded sieve's pairs counted by `device` where
-    /// there is one ([`PairDevice`]: a GPU), else on the CPU's loops `pairs`.
+    /// there is one ([`PairDevice`]: a GPU, which may count some later), else on the CPU's
+    /// loops `pairs`.
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub(crate) fn count_unit_on(
         &self,
         id: usize,
         (pairs, device): (PairKernel, Option<&dyn PairDevice>),
         stop: &AtomicBool,
-    ) -> Result<Option<Found>, Error> {
+    ) -> Result<Option<Pending>, Error> {
         let unit = self.unit(id);
         if unit.weight == 0 {
-            return Ok(Some(Found::default()));
+            return Ok(Some(Pending::default()));
         }
         // built here on first use, by this thread alone (it fails only short of memory)
         if self.halves.get().is_none()
@@ -490,17 +520,26 @@ impl Layout {
         WORK.with(|work| {
             let work = &mut *work.borrow_mut();
             let limits = (pairs, *self.held.get().expect("prepared above"));
-            let Some(Pairs { disjoint, patterns }) =
-                work.count(self.n, unit, halves, limits, device, stop)?
+            let Some(Pairs {
+                disjoint,
+                patterns,
+                tickets,
+            }) = work.count(self.n, unit, halves, limits, device, stop)?
             else {
                 return Ok(None);
             };
             let nodes = u128::from(patterns);
-            Ok(Some(Found {
+            let found = Found {
                 total: u128::from(disjoint) * u128::from(unit.weight),
                 unique: 0,
                 nodes,
                 max_subtask_nodes: nodes,
+            };
+            let weight = unit.weight.into();
+            Ok(Some(Pending {
+                found,
+                weight,
+                tickets,
             }))
         })
     }

@@ -40,7 +40,7 @@ pub(crate) mod tests;
 mod x86_64;
 
 pub use layout::Sieve;
-pub use offload::{PairDevice, PairWork, DENSE_WORDS, SUBSET_BITS};
+pub use offload::{Counted, PairDevice, PairWork, DENSE_WORDS, LOOKUP_ENTRIES, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};

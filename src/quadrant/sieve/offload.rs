@@ -5,6 +5,9 @@
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
 use super::layout::{Sieve, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
+
+/// Entries of one lookup (every subset of its diagonals).
+pub const LOOKUP_ENTRIES: usize = TABLE_ENTRIES;
 use super::pairs::Ordered;
 use crate::error::Error;
 use crate::quadrant::pattern::Pattern;
@@ -21,7 +24,7 @@ pub const PATTERN_WORDS: usize = DENSE_WORDS + 1;
 /// blocks its signature reaches. The disjoint pairs are `visited` less the clashes.
 pub struct PairWork<'a> {
     sieve: &'a Sieve,
-    /// Lookups per block, each of [`TABLE_ENTRIES`] entries of 32 bytes.
+    /// Lookups per block, each of [`TABLE_ENTRIES`] entries of 32 bytes (at most 26).
     pub lookups: u32,
     /// For signature `s`, the blocks it reaches at `reach[reach_at[s]..reach_at[s + 1]]`,
     /// each as the index of its first entry.
@@ -38,10 +41,6 @@ impl PairWork<'_> {
     /// Bytes of the lookup tables.
     pub fn table_bytes(&self) -> u64 {
         (self.table_entries() * ENTRY_WORDS * 8) as u64
-    }
-
-    fn table_entries(&self) -> usize {
-        self.sieve.blocks * self.sieve.lookups * TABLE_ENTRIES
     }
 
     /// The lookup tables ([`PairWork::table_bytes`] in all), each entry's 256 bits as four
@@ -65,27 +64,9 @@ impl PairWork<'_> {
         }
     }
 
-    /// Pattern `i`'s clashes as the device counts them, on the CPU: a spot check's answer.
-    pub fn clashes_of(&self, i: usize) -> u32 {
-        let words = &self.patterns[i * PATTERN_WORDS..][..PATTERN_WORDS];
-        let dense =
-            (words[..DENSE_WORDS].iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
-        let signature = words[DENSE_WORDS] as usize;
-        let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
-        let entries = self.sieve.data.as_slice();
-        let mut clashes = 0;
-        for &block in &self.reach[reach] {
-            let mut clash = [0u64; 4];
-            for l in 0..self.lookups as usize {
-                let subset = (dense >> (l * TABLE_BITS as usize)) as usize & (TABLE_ENTRIES - 1);
-                let entry = entries[block as usize + l * TABLE_ENTRIES + subset].0;
-                for (c, e) in clash.iter_mut().zip(entry) {
-                    *c |= e;
-                }
-            }
-            clashes += clash.iter().map(|w| w.count_ones()).sum::<u32>();
-        }
-        clashes
+    /// Entries (of 32 bytes) of the lookup tables.
+    pub fn table_entries(&self) -> usize {
+        self.sieve.blocks * self.sieve.lookups * TABLE_ENTRIES
     }
 
     /// The patterns of the other side.
@@ -94,16 +75,27 @@ impl PairWork<'_> {
     }
 }
 
-/// Counts a loaded sieve's pairs: on a device, or (where the device chooses: a check, a
-/// part it cannot hold, a device dropped) on the CPU's loops.
+/// What a device made of a sieve's pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// The disjoint pairs, counted.
+    Now(u64),
+    /// To be counted with others (a GPU's batch): the device's ticket for them.
+    Later(u64),
+    /// The run was stopped first.
+    Stopped,
+}
+
+/// Counts a loaded sieve's pairs: on a device, or (where the device chooses: a part it
+/// cannot hold, a device dropped) on the CPU's loops.
 pub trait PairDevice {
-    /// The disjoint pairs of `work`; `on_cpu` counts them on the CPU's loops. `None` when
-    /// the run was stopped first.
+    /// The disjoint pairs of `work`, or a ticket for them; `on_cpu` counts them on the CPU's
+    /// loops (`None` when the run was stopped first).
     fn disjoint(
         &self,
         work: &PairWork,
         on_cpu: &mut dyn FnMut() -> Option<u64>,
-    ) -> Result<Option<u64>, Error>;
+    ) -> Result<Counted, Error>;
 }
 
 impl Sieve {
@@ -115,11 +107,12 @@ impl Sieve {
         others: &[Pattern],
         stop: &std::sync::atomic::AtomicBool,
         device: &dyn PairDevice,
-    ) -> Result<Option<u64>, Error> {
+    ) -> Result<Counted, Error> {
         let short = |_| crate::memory::memory_short("a unit's half-board patterns");
         if self.len == 0 || self.lookups == 0 || self.seen.bits() > DENSE_WORDS * 32 {
             // nothing a device needs to do (or a word it cannot hold): the CPU's loops
-            return self.count_disjoint_on(pairs, others, stop).map_err(short);
+            let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
+            return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
         let (mut ordered, mut signatures, mut start) = (
             std::mem::take(&mut self.sorted),
