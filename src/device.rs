@@ -15,10 +15,10 @@ use crate::adapter::Adapter;
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum DeviceChoice {
-    /// The faster of the CPU and the GPUs, measured: where the quadrant engine (CPU) and a
-    /// real GPU's full-symmetry engine both apply to a count expected to last, a short race
-    /// decides ([`crate::DeviceRace`]); a shard of many, and a count of seconds, take the
-    /// CPU; where only the full-symmetry engine applies, every real GPU from N = 19.
+    /// The faster of the CPU and the GPUs, measured: where the quadrant engine applies to a
+    /// count expected to last and a real GPU opens, a short race on its plan decides
+    /// ([`crate::DeviceRace`]); a shard of many, and a count of seconds, take the CPU; where
+    /// only the full-symmetry engine applies, every real GPU from N = 19.
     #[default]
     Auto,
     /// The CPU only.

@@ -4,21 +4,20 @@
 //!
 //! A count that `auto` could take either way (totals of a whole board, where the quadrant
 //! engine runs, on a machine with a GPU) counts stride shard 0/[`CALIBRATION_SHARDS`] of the
-//! quadrant plan on the CPU threads, then the same shard of the `d4` plan on the GPUs (the CPU
-//! threads sharing it), and counts the rest of the faster plan. Stride shards are alike by
-//! construction, so the two times compare whole runs; the winner's shard is part of its
-//! count, and the GPUs are stopped once they have taken as long as the CPU did: the loser
-//! costs at most one calibration shard, about 1 % of the run.
+//! quadrant plan on the CPU threads, then shard 1 of the same plan with its pairs on the GPUs
+//! (the CPU threads sharing them), and counts the rest on the faster. Stride shards are
+//! alike by construction, so the two times compare whole runs; both shards are part of the
+//! count (the loser's as far as it got: the GPUs are stopped once they have taken as long as
+//! the CPU did), so the race costs only the time the loser's shard took over the winner's.
 
 use crate::device::DeviceChoice;
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// Each side of a race counts stride shard 0 of this many of its plan: 1 % of its run. Every
-/// plan a race can meet (N from 14 on; from N = 19 where the race is expected to pay) holds
-/// at least 76,902 subtasks (`d4` at N = 21) and 92,378 units (quadrant at N = 20), so a
-/// calibration shard of either holds at least 769 of them.
+/// Each side of a race counts one stride shard of this many of the plan: 1 % of the run.
+/// Every plan a race can meet (the quadrant engine's, from N = 19 where the race is expected
+/// to pay) holds at least 92,378 units (N = 20), so a calibration shard holds at least 923.
 pub(crate) const CALIBRATION_SHARDS: usize = 100;
 
 /// Counts expected to take less than this many seconds on the CPU skip the race and count
@@ -49,15 +48,15 @@ pub(crate) fn expected_cpu_seconds(n: usize, threads: usize) -> Option<f64> {
 /// ```
 /// use nqueens::{DeviceChoice, DeviceRace};
 /// let race = DeviceRace { shards: 100, cpu_s: 0.5, gpu_s: 0.25, gpu_finished: true, chose: DeviceChoice::Gpu, forced: false };
-/// assert_eq!(race.describe(), "device auto: 1/100 of the count took 0.500 s on the CPU (quadrant) and 0.250 s on the GPU (d4): counted on the GPU");
+/// assert_eq!(race.describe(), "device auto: 1/100 of the count took 0.500 s on the CPU and 0.250 s on the GPU: counted on the GPU");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceRace {
-    /// Each side counted stride shard 0 of this many of its plan.
+    /// Each side counted one stride shard of this many of the plan (the CPU 0, the GPUs 1).
     pub shards: usize,
     /// Seconds the CPU took for its shard of the quadrant plan.
     pub cpu_s: f64,
-    /// Seconds the GPUs took for their shard of the `d4` plan, or, when they did not finish
+    /// Seconds the GPUs took for their shard, or, when they did not finish
     /// ([`DeviceRace::gpu_finished`] false), the time after which they were stopped.
     pub gpu_s: f64,
     /// Whether the GPUs finished their shard (they are stopped once slower than the CPU).
@@ -96,7 +95,7 @@ impl DeviceRace {
             ""
         };
         format!(
-            "device auto: 1/{} of the count took {} on the CPU (quadrant) and {gpu} on the GPU (d4): {chose}{forced}",
+            "device auto: 1/{} of the count took {} on the CPU and {gpu} on the GPU: {chose}{forced}",
             self.shards,
             seconds(self.cpu_s)
         )
@@ -271,7 +270,7 @@ mod tests {
             chose: DeviceChoice::Gpu,
             forced: true,
         };
-        assert_eq!(race.describe(), "device auto: 1/100 of the count took 0.012 s on the CPU (quadrant) and under a millisecond on the GPU (d4): counted on the GPU (as NQUEENS_RACE_WINNER says)");
+        assert_eq!(race.describe(), "device auto: 1/100 of the count took 0.012 s on the CPU and under a millisecond on the GPU: counted on the GPU (as NQUEENS_RACE_WINNER says)");
     }
 
     #[test]

@@ -55,11 +55,10 @@ pub(crate) struct Resolved {
     pub race: Option<Box<Rival>>,
 }
 
-/// The GPUs' side of a race: their plan, how they count it, and a winner the environment
-/// forces.
+/// The GPUs' side of a race: how they count the run's own plan (the quadrant engine's, its
+/// pairs on the GPUs), and a winner the environment forces.
 #[derive(Debug)]
 pub(crate) struct Rival {
-    pub plan: Plan,
     pub resolved: Resolved,
     pub forced: Option<DeviceChoice>,
 }
@@ -120,9 +119,9 @@ pub(crate) struct Context<'a> {
 /// fundamental solutions or a split depth are asked for; the full-symmetry engine otherwise
 /// (mirror halving below N = 4).
 ///
-/// Where `auto` counts: see [`auto_devices`]; where the CPU's quadrant engine and a GPU's
-/// `d4` both apply to a count expected to last, the resolution names the GPUs' plan as the
-/// rival of a race ([`Resolved::race`]).
+/// Where `auto` counts: see [`auto_devices`]; where the quadrant engine applies to a count
+/// expected to last and a GPU opens, the resolution names the GPUs, counting the same plan,
+/// as the rival of a race ([`Resolved::race`]).
 pub(crate) fn resolve(
     n: usize,
     prefix: Option<&[usize]>,
@@ -207,16 +206,11 @@ pub(crate) fn resolve(
     if plan.quadrant_layout().is_some() && opts.unique {
         return Err(Error::TotalsOnly(Engine::Quadrant));
     }
-    // the rival of a race: the d4 plan, on the GPUs with the CPU threads sharing
+    // the rival of a race: the same plan, on the GPUs with the CPU threads sharing
     let race = match rival {
         Some((gpus, forced)) => {
-            let plan = Plan::new(n, EngineChoice::D4, None, None)?;
             let resolved = settings(&plan, &opts, gpus, memory_limit, fit.threads)?;
-            Some(Box::new(Rival {
-                plan,
-                resolved,
-                forced,
-            }))
+            Some(Box::new(Rival { resolved, forced }))
         }
         None => None,
     };
@@ -234,9 +228,9 @@ struct AutoDevices {
 }
 
 /// Where `--device auto` counts an `n`×`n` board on `threads` CPU threads, taken in this
-/// order: on the CPU for a shard of many, the quadrant engine named (`cpu_only`)
-/// and a resumed run whose race chose the CPU; on the GPUs a resumed run's race chose (on
-/// the CPU, with a note, where none opens now); where the quadrant engine would count
+/// order: on the CPU for a shard of many and a resumed run whose race chose the CPU; on the
+/// GPUs a resumed run's race chose (on the CPU, with a note, where none opens now); on the
+/// CPU for the quadrant engine named (`cpu_only`); where the quadrant engine would count
 /// (`quadrant_fits`), a race when the count is expected to last at least
 /// [`crate::race::RACE_MIN_SECONDS`] and a GPU opens, the CPU otherwise; else every real
 /// GPU from [`AUTO_GPU_MIN_N`] (the `d4` engine is the only one there: prefixes,
@@ -253,9 +247,10 @@ fn auto_devices(
         race: None,
         note,
     };
-    if context.sharded || cpu_only || context.raced == Some(DeviceChoice::Cpu) {
+    if context.sharded || context.raced == Some(DeviceChoice::Cpu) {
         return Ok(cpu(None));
     }
+    // a resumed run's race chose the GPUs for its quadrant plan, which it names
     if context.raced == Some(DeviceChoice::Gpu) {
         return Ok(match open_for_race(race.software_gpu) {
             Some(devices) => AutoDevices {
@@ -268,6 +263,9 @@ fn auto_devices(
                 why_no_gpu(race.software_gpu)
             ))),
         });
+    }
+    if cpu_only {
+        return Ok(cpu(None));
     }
     if quadrant_fits {
         if !race.worth_racing(n, threads) {

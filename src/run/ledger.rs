@@ -105,28 +105,6 @@ impl Ledger {
         }
     }
 
-    /// The ledger of the run `identity` (the same shard, another plan) instead, holding the
-    /// subtasks `found` of it, which this run counted (saved by the next save).
-    pub(super) fn switch(
-        self,
-        identity: RunIdentity,
-        found: &[(usize, Found)],
-    ) -> Result<Ledger, Error> {
-        let shard = identity.shard;
-        let mut done = DoneSet::within_memory(shard.len(identity.plan_subtasks))?;
-        for &(id, f) in found {
-            done.insert(shard.local(id), Part::of(&f));
-        }
-        let searched: u128 = found.iter().map(|(_, f)| f.nodes).sum();
-        Ok(Ledger {
-            shard,
-            identity,
-            done,
-            searched_nodes: self.searched_nodes + searched,
-            ..self
-        })
-    }
-
     /// The shard's subtasks.
     pub(super) fn len(&self) -> usize {
         self.done.parts().len()

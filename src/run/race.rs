@@ -1,7 +1,7 @@
-//! `--device auto`'s race, run ([`crate::race`] says when and why): the CPU counts its
-//! calibration shard into the run's ledger (saved like any other subtasks), the GPUs count
-//! theirs against the CPU's time, and the run goes on with the winner's plan and what it
-//! has counted.
+//! `--device auto`'s race, run ([`crate::race`] says when and why): on the run's one plan,
+//! the CPU counts a calibration shard into the run's ledger (saved like any other subtasks),
+//! the GPUs count another against the CPU's time into the same ledger, and the run goes on
+//! on the winner with both shards counted (the loser's as far as it got).
 
 use super::counting::Counting;
 use super::hooks::Hooks;
@@ -9,24 +9,22 @@ use super::ledger::Ledger;
 use super::request::RunRequest;
 use crate::device::DeviceChoice;
 use crate::error::Error;
-use crate::execute::{self, Executed, Executor, Job};
-use crate::found::Found;
-use crate::parallel::lock;
+use crate::execute;
 use crate::plan::Plan;
 use crate::race::{DeviceRace, CALIBRATION_SHARDS};
 use crate::resolved::Rival;
 use crate::shard::Shard;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How often the GPUs' calibration looks at its deadline and the stop flag.
 const DEADLINE_LOOK: Duration = Duration::from_millis(5);
 
-/// Races `counting` (the CPU's plan) against `rival` (the GPUs'), records the choice in the
-/// run's checkpoint, and hands on the winner's run with its calibration shard counted.
-/// A stop during the race ends in [`Error::Interrupted`], with the CPU's finished subtasks
-/// saved: a resumed run counts them on the CPU.
+/// Races the CPU (`counting`'s executor) against `rival` (the GPUs) on `counting`'s plan,
+/// records the choice in the run's checkpoint, and hands on the winner's run. A stop during
+/// the race ends in [`Error::Interrupted`], with every finished subtask saved: a resumed run
+/// counts the rest on the CPU.
 pub(super) fn settle(
     mut counting: Counting,
     rival: Rival,
@@ -35,7 +33,7 @@ pub(super) fn settle(
     stop: &AtomicBool,
 ) -> Result<Counting, Error> {
     let unique = request.options.unique;
-    let cpu_ids = calibration_ids(&counting.plan);
+    let [cpu_ids, gpu_ids] = [0, 1].map(|index| calibration_ids(&counting.plan, index));
     let started = Instant::now();
     let job = (&counting.plan, &cpu_ids[..], unique);
     let executor = &*counting.executor;
@@ -46,17 +44,11 @@ pub(super) fn settle(
     counting.executed = counting.executed + executed;
     // the GPUs have lost once they take longer than the CPU did, unless forced to win
     let deadline = (rival.forced != Some(DeviceChoice::Gpu)).then_some(cpu_time);
-    let gpu = execute::open(&rival.plan, &rival.resolved, rival.plan.len(), stop).map(|executor| {
-        let ids = calibration_ids(&rival.plan);
-        let timed = timed(&*executor, (&rival.plan, &ids, unique), deadline, stop);
-        (executor, timed)
-    });
-    if stop.load(Ordering::Relaxed) {
-        return Err(Error::Interrupted);
-    }
-    let (executor, (found, gpu_time, gpu_executed)) = match gpu {
-        Ok(gpu) => gpu,
+    let plan = &counting.plan;
+    let executor = match execute::open(plan, &rival.resolved, plan.len(), stop) {
+        Ok(executor) => executor,
         Err(e) if rival.forced == Some(DeviceChoice::Gpu) => return Err(e),
+        Err(_) if stop.load(Ordering::Relaxed) => return Err(Error::Interrupted),
         Err(e) => {
             // a GPU that cannot open: the CPU goes on, and says why
             counting.notes.push(format!(
@@ -65,6 +57,15 @@ pub(super) fn settle(
             return Ok(counting);
         }
     };
+    let job = (plan, &gpu_ids[..], unique);
+    let (gpu_executed, gpu_time) = timed(deadline, stop, |cut| {
+        counting
+            .ledger
+            .execute(&*executor, job, hooks, cut, request.save_every)
+    });
+    if stop.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     let finished = match gpu_executed {
         Ok(executed) => Some(executed),
         Err(Error::Interrupted) => None,
@@ -83,24 +84,17 @@ pub(super) fn settle(
         finished.is_some(),
         rival.forced,
     );
+    record(&mut counting.ledger, race, hooks);
+    if let Some(gpu_executed) = finished {
+        counting.executed = counting.executed + gpu_executed;
+    }
     match (race.chose, finished) {
-        (DeviceChoice::Gpu, Some(gpu_executed)) => {
-            let identity = request.identity(&rival.plan);
-            let mut ledger = counting.ledger.switch(identity, &found)?;
-            record(&mut ledger, race, hooks);
-            Ok(Counting {
-                plan: rival.plan,
-                resolved: rival.resolved,
-                executor,
-                ledger,
-                executed: counting.executed + gpu_executed,
-                notes: counting.notes,
-            })
-        }
-        _ => {
-            record(&mut counting.ledger, race, hooks);
-            Ok(counting)
-        }
+        (DeviceChoice::Gpu, Some(_)) => Ok(Counting {
+            resolved: rival.resolved,
+            executor,
+            ..counting
+        }),
+        _ => Ok(counting),
     }
 }
 
@@ -117,26 +111,24 @@ fn record(ledger: &mut Ledger, race: DeviceRace, hooks: &Hooks<'_>) {
     }
 }
 
-/// The ids of stride shard 0 of [`CALIBRATION_SHARDS`] of `plan`: what each side of a race
-/// counts.
-fn calibration_ids(plan: &Plan) -> Vec<usize> {
-    let shard = Shard::new(0, CALIBRATION_SHARDS).expect("shard 0 of a positive count exists");
+/// The ids of stride shard `index` of [`CALIBRATION_SHARDS`] of `plan`: what one side of a
+/// race counts (the CPU shard 0, the GPUs shard 1: alike by construction, both kept).
+fn calibration_ids(plan: &Plan, index: usize) -> Vec<usize> {
+    let shard = Shard::new(index, CALIBRATION_SHARDS).expect("a calibration shard exists");
     shard.ids(plan.len()).collect()
 }
 
-/// Counts `ids` of `plan` on `executor`, stopped at `deadline` (or by `stop`): what each
-/// subtask found, the time taken, and how the execution ended ([`Error::Interrupted`] when
-/// it was stopped).
-fn timed(
-    executor: &dyn Executor,
-    (plan, ids, unique): (&Plan, &[usize], bool),
+/// Runs `count` with a flag set at `deadline` (or when `stop` is): how it ended, and the
+/// time it took.
+fn timed<T>(
     deadline: Option<Duration>,
     stop: &AtomicBool,
-) -> (Vec<(usize, Found)>, Duration, Result<Executed, Error>) {
-    let cut = AtomicBool::new(false);
-    let found = Mutex::new(Vec::with_capacity(ids.len()));
+    count: impl FnOnce(&AtomicBool) -> T,
+) -> (T, Duration) {
+    // a stop that came first cuts it before it starts
+    let cut = AtomicBool::new(stop.load(Ordering::Relaxed));
     let started = Instant::now();
-    let (executed, elapsed) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let (finished, wait) = mpsc::channel::<()>();
         let cut = &cut;
         scope.spawn(move || {
@@ -148,17 +140,9 @@ fn timed(
                 }
             }
         });
-        let executed = executor.execute(Job {
-            plan,
-            ids,
-            unique,
-            cancel: cut,
-            done: &|id, f| lock(&found).push((id, f)),
-        });
+        let ended = count(cut);
         let elapsed = started.elapsed();
         drop(finished);
-        (executed, elapsed)
-    });
-    let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
-    (found, elapsed, executed)
+        (ended, elapsed)
+    })
 }

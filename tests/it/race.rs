@@ -1,5 +1,5 @@
-//! `--device auto`'s race between the CPU's quadrant engine and the GPUs' `d4`, on whatever
-//! adapter the machine has (lavapipe in CI, allowed to race by `RaceOptions::software_gpu`,
+//! `--device auto`'s race between the CPU and the GPUs on the quadrant engine's one plan, on
+//! whatever adapter the machine has (lavapipe in CI, allowed to race by `RaceOptions::software_gpu`,
 //! the command line's `NQUEENS_RACE_SOFTWARE_GPU=1`): exact totals whichever side wins,
 //! the choice said and recorded, checkpoints taken during and after the race, shards that
 //! never race.
@@ -77,11 +77,11 @@ fn a_race_counts_exactly_whichever_side_wins() {
                 "{race:?}"
             ),
         }
-        // the winner's plan counted every subtask, its calibration shard among them
+        // one plan, both calibration shards in it; the winner counted the rest
         let on_gpu = race.chose == DeviceChoice::Gpu;
-        assert_eq!(c.engine.name(), if on_gpu { "d4" } else { "quadrant" });
+        assert_eq!(c.engine.name(), "quadrant");
         assert_eq!(c.device != "cpu", on_gpu, "{}", c.device);
-        assert_eq!(c.gpu_subtasks > 0, on_gpu);
+        assert!(c.gpu_subtasks > 0 || !on_gpu, "{c:?}");
         let note = c.notes.iter().find(|n| n.starts_with("device auto: 1/100"));
         assert!(note.is_some(), "{:?}", c.notes);
     }
@@ -93,11 +93,12 @@ fn a_checkpoint_keeps_the_choice_and_a_resume_never_races_again() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (winner, engine, other) in [
-        (DeviceChoice::Gpu, "d4", DeviceChoice::Cpu),
-        (DeviceChoice::Cpu, "quadrant", DeviceChoice::Gpu),
+    let engine = "quadrant";
+    for (winner, other) in [
+        (DeviceChoice::Gpu, DeviceChoice::Cpu),
+        (DeviceChoice::Cpu, DeviceChoice::Gpu),
     ] {
-        let path = dir.path().join(format!("{engine}.ckpt"));
+        let path = dir.path().join(format!("{}.ckpt", winner.name()));
         let request = |winner| RunRequest {
             checkpoint: Some(path.clone()),
             ..RunRequest::new(15, racing(Some(winner)), None)
@@ -150,7 +151,8 @@ fn a_checkpoint_taken_during_the_race_resumes_exactly_on_the_cpu() {
             "{}",
             resumed.resumed_subtasks
         );
-        assert!(resumed.resumed_subtasks <= calibration);
+        // the CPU's shard, and what the GPUs' finished of theirs before the stop reached them
+        assert!(resumed.resumed_subtasks <= 2 * calibration + 1);
     }
 }
 
@@ -178,8 +180,9 @@ fn the_command_line_says_what_the_race_measured_and_chose() {
     assert_eq!(v["total"], known(15).0.to_string());
     assert_eq!(
         (v["engine"].as_str(), v["device_choice"]["chose"].as_str()),
-        (Some("d4"), Some("gpu"))
+        (Some("quadrant"), Some("gpu"))
     );
+    assert_ne!(v["device"], "cpu", "{v}");
     assert_eq!(v["device_choice"]["shards"], 100);
     assert!(v["device_choice"]["cpu_s"].as_f64().unwrap() > 0.0, "{v}");
     let notes: Vec<&str> = err.lines().filter(|l| l.contains("device auto:")).collect();
@@ -222,7 +225,7 @@ fn a_resume_whose_gpu_no_longer_opens_counts_on_the_cpu_and_says_so() {
     assert_eq!(v["total"], known(15).0.to_string());
     assert_eq!(
         (v["engine"].as_str(), v["device"].as_str()),
-        (Some("d4"), Some("cpu"))
+        (Some("quadrant"), Some("cpu"))
     );
     assert!(
         err.contains(
@@ -301,37 +304,35 @@ fn a_run_stopped_after_the_race_says_what_it_measured() {
 }
 
 #[test]
-fn the_winners_calibration_shard_is_part_of_its_count_and_of_its_checkpoint() {
+fn both_calibration_shards_are_part_of_the_count_and_of_its_checkpoint() {
     if adapter("race_reuse").is_none() {
         return;
     }
     let n = 16;
-    let d4 = nqueens::Plan::new(n, nqueens::EngineChoice::D4, None, None).unwrap();
-    let gpu_calibration = Shard::new(0, 100).unwrap().len(d4.len());
+    let plan = CountOptions::default().plan(n, None).unwrap();
+    let calibration = cpu_calibration(n) + Shard::new(1, 100).unwrap().len(plan.len());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ck");
     let request = RunRequest {
         checkpoint: Some(path.clone()),
         ..RunRequest::new(n, racing(Some(DeviceChoice::Gpu)), None)
     };
-    // stopped at the first subtask the GPUs' plan counts after the race
-    run_stopped(&request, |done, of| {
-        of == d4.len() && done > gpu_calibration
-    });
-    // the checkpoint is the d4 plan's, holding the GPUs' calibration shard: ids 0, 100, ...
+    // stopped at the first subtask the GPUs count after the race
+    run_stopped(&request, |done, _| done > calibration);
+    // the plan's checkpoint holds both shards: the CPU's ids 0, 100, ..., the GPUs' 1, 101, ...
     let body = checkpoint_body(&path);
-    assert_eq!(body["run"]["engine"], "d4");
+    assert_eq!(body["run"]["engine"], "quadrant");
     assert_eq!(body["device_choice"]["chose"], "gpu");
     let mut held = Vec::new();
     for run in body["done"].as_array().unwrap() {
         let first = run["first"].as_u64().unwrap() as usize;
         held.extend(first..first + run["total"].as_array().unwrap().len());
     }
-    let calibration: Vec<usize> = (0..d4.len()).step_by(100).collect();
-    assert!(calibration.iter().all(|id| held.contains(id)), "{held:?}");
-    assert!(held.len() > calibration.len() && held.len() < d4.len());
+    let shards: Vec<usize> = (0..plan.len()).filter(|id| id % 100 < 2).collect();
+    assert!(shards.iter().all(|id| held.contains(id)), "{held:?}");
+    assert!(held.len() > shards.len() && held.len() < plan.len());
     let resumed = run(&request, &Hooks::default()).unwrap();
     assert_eq!(resumed.counts.total, known(n).0);
-    assert_eq!(resumed.counts.engine.name(), "d4");
+    assert_eq!(resumed.counts.engine.name(), "quadrant");
     assert_eq!(resumed.resumed_subtasks, held.len());
 }
