@@ -3,8 +3,10 @@
 # The GPU against the CPU, side by side on this machine: one table per GPU adapter (as
 # `nqueens devices` lists them), one row per N, whole-process seconds (wall, and CPU time:
 # what a CPU-emulated adapter such as lavapipe costs) for
-#   gpu       count N --device gpu --gpus I       (the GPU, CPU threads sharing its work)
-#   gpu-only  count N --device gpu-only --gpus I  (the GPU alone)
+#   gpu       count N --device gpu --gpus I       (the GPU's d4, CPU threads sharing its work)
+#   gpu-only  count N --device gpu-only --gpus I  (the GPU's d4 alone)
+#   quadrant  count N --engine quadrant --device gpu-only --gpus I  (the quadrant engine's
+#             pairs on the GPU, its halves on the CPU threads)
 #   cpu       count N --device cpu                (the CPU engines, auto)
 #   baseline  BASELINE N DEPTH 64 e [WORKGROUPS]  (a standalone wgpu counter, when its path is
 #             given: the first adapter only, it picks its own)
@@ -74,8 +76,8 @@ while read -r index kind name; do
     fi
     echo
     echo "adapter $index: $name ($kind)"
-    echo "| N | gpu s | gpu cpu s | gpu-only s | gpu-only cpu s | cpu s | baseline s | baseline cpu s | baseline / gpu-only |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| N | gpu s | gpu cpu s | gpu-only s | gpu-only cpu s | quadrant gpu-only s | quadrant gpu-only cpu s | cpu s | baseline s | baseline cpu s | baseline / gpu-only |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     for ((n = from; n <= to; n++)); do
         : >"$times"
         want=$("$bin" count "$n" --device cpu)
@@ -84,6 +86,7 @@ while read -r index kind name; do
         for ((r = 0; r <= rounds; r++)); do
             measure "$r" gpu "$want" "$bin" count "$n" --device gpu --gpus "$index" &&
                 measure "$r" gpu-only "$want" "$bin" count "$n" --device gpu-only --gpus "$index" &&
+                measure "$r" quadrant "$want" "$bin" count "$n" --engine quadrant --device gpu-only --gpus "$index" &&
                 measure "$r" cpu "$want" "$bin" count "$n" --device cpu || ended=no
             if [ "$ended" = yes ] && [ -n "$baseline" ] && [ "$first" = yes ]; then
                 measure "$r" baseline "$want" "$baseline" "$n" "$depth" 64 e "$groups" || ended=no
@@ -91,11 +94,11 @@ while read -r index kind name; do
             [ "$ended" = yes ] || break
         done
         if [ "$ended" = no ]; then
-            echo "| $n | a command ran past $limit s: N = $n and above not measured | | | | | | | |"
+            echo "| $n | a command ran past $limit s: N = $n and above not measured | | | | | | | | | |"
             break
         fi
         cell() { awk -v c="$1" -v k="$2" '$2 == c {print $k}' "$times" | summary; }
-        row="| $n | $(cell gpu 3) | $(cell gpu 4) | $(cell gpu-only 3) | $(cell gpu-only 4) | $(cell cpu 3)"
+        row="| $n | $(cell gpu 3) | $(cell gpu 4) | $(cell gpu-only 3) | $(cell gpu-only 4) | $(cell quadrant 3) | $(cell quadrant 4) | $(cell cpu 3)"
         if grep -q ' baseline ' "$times"; then
             ratio=$(awk -v k="$col" '$2 == "baseline" {b[$1] = $k} $2 == "gpu-only" {g[$1] = $k} END {for (r in b) print b[r] / g[r]}' "$times" | summary)
             row="$row | $(cell baseline 3) | $(cell baseline 4) | $ratio |"
