@@ -5,16 +5,20 @@
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
 use super::layout::{Sieve, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
-
-/// Entries of one lookup (every subset of its diagonals).
-pub const LOOKUP_ENTRIES: usize = TABLE_ENTRIES;
 use super::pairs::Ordered;
 use crate::error::Error;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::Signature;
 
+/// Entries of one lookup (every subset of its diagonals).
+pub const LOOKUP_ENTRIES: usize = TABLE_ENTRIES;
+
+/// Bits of a lookup's subset in a dense word (what the device's shader takes apart).
+pub const SUBSET_BITS: u32 = TABLE_BITS;
+
 /// 32-bit words of a pattern's dense word on a device: 128 bits hold every board the engine
-/// takes (at N = 27 the other side sees at most 78 diagonals, and the pivots' lookups add 15).
+/// takes (a half of N = 27 spans at most 40 diagonals of each direction, and the pivots'
+/// lookups add at most 15 bits); a sieve whose word is longer is counted on the CPU.
 pub const DENSE_WORDS: usize = 4;
 
 /// Words of one pattern of the other side on a device: its dense word, then its signature.
@@ -168,6 +172,3 @@ impl Sieve {
         }
     }
 }
-
-/// Bits of a lookup's subset in a dense word (what the device's shader takes apart).
-pub const SUBSET_BITS: u32 = TABLE_BITS;
