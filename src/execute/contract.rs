@@ -71,6 +71,7 @@ impl FirstFailure {
     }
 
     /// Keeps `e` when it is the first failure.
+    #[cfg(feature = "gpu")]
     pub fn fail(&self, e: Error) {
         let _ = self.0.set(e);
     }

@@ -535,16 +535,7 @@ mod tests {
     use crate::found::Found;
     use crate::plan::Plan;
 
-    /// The GPUs of the test machine, or `None` (then the test is skipped, unless CI asks for
-    /// a GPU).
-    fn gpus() -> Option<Vec<Arc<Gpu>>> {
-        let found = crate::gpu::open(None, true).ok();
-        assert!(
-            found.is_some() || std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
-            "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
-        );
-        found
-    }
+    use crate::gpu::test_gpus as gpus;
 
     /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
     fn count_all(executor: &dyn Executor, plan: &Plan, unique: bool) -> (Vec<Found>, Executed) {

@@ -420,16 +420,7 @@ mod tests {
     use crate::memory::Budget;
     use crate::plan::Plan;
 
-    /// The GPUs of the test machine, or `None` (then the test is skipped, unless CI asks for
-    /// a GPU).
-    fn gpus() -> Option<Vec<Arc<Gpu>>> {
-        let found = crate::gpu::open(None, true).ok();
-        assert!(
-            found.is_some() || std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
-            "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
-        );
-        found
-    }
+    use crate::gpu::test_gpus as gpus;
 
     fn workers() -> Workers {
         Workers::new(2, false).unwrap()

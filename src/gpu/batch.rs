@@ -6,10 +6,7 @@
 //! as many lookups as the batch's sieve with the most (a pattern's dense word is 0 past its
 //! own sieve's, and an empty subset reads nothing), the same count in every lane.
 
-use crate::quadrant::{PairWork, DENSE_WORDS, LOOKUP_ENTRIES, SUBSET_BITS};
-
-/// Words of one pattern in a batch: its dense word, then its signature.
-pub const PATTERN_WORDS: usize = DENSE_WORDS + 1;
+use crate::quadrant::{PairWork, DENSE_WORDS, LOOKUP_ENTRIES, PATTERN_WORDS, SUBSET_BITS};
 
 /// Bytes of one entry of the lookup tables (256 bits).
 const ENTRY_BYTES: usize = 32;
@@ -33,7 +30,8 @@ pub struct PairBatch {
     pub reach: Vec<u32>,
     /// For each signature of the batch, where its reach starts and ends in `reach`.
     pub reach_at: Vec<u32>,
-    /// [`PATTERN_WORDS`] words for each pattern.
+    /// [`PATTERN_WORDS`] words for each pattern (its dense word, then its signature in the
+    /// batch).
     pub patterns: Vec<u32>,
     /// The most lookups of a sieve of the batch.
     pub lookups: u32,
@@ -44,7 +42,7 @@ impl PairBatch {
     /// Adds `work`'s sieve, under `ticket`.
     pub fn push(&mut self, work: &PairWork, ticket: u64) {
         let entry_base = (self.tables.len() / ENTRY_BYTES) as u32;
-        work.write_tables(|_, bytes| self.tables.extend_from_slice(bytes));
+        work.write_tables(|bytes| self.tables.extend_from_slice(bytes));
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
@@ -55,7 +53,7 @@ impl PairBatch {
         }
         let first = self.len();
         self.lookups = self.lookups.max(work.lookups);
-        for words in work.patterns.chunks_exact(DENSE_WORDS + 1) {
+        for words in work.patterns.chunks_exact(PATTERN_WORDS) {
             let signature = signature_base + words[DENSE_WORDS];
             self.patterns.extend_from_slice(&words[..DENSE_WORDS]);
             self.patterns.push(signature);

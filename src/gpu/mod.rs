@@ -12,6 +12,7 @@ pub(crate) mod items;
 pub(crate) mod ledger;
 mod pairs;
 mod trust;
+mod upload;
 
 use crate::adapter::Adapter;
 use crate::error::Error;
@@ -20,6 +21,7 @@ use crate::plan::Rows;
 pub(crate) use items::ItemCount;
 use items::{Item, Kind};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use upload::entry;
 
 /// Words per frame in the frames buffer: 32 allowed masks, must row, must.
 const FRAME_WORDS: usize = 34;
@@ -560,16 +562,7 @@ impl Gpu {
     }
 
     fn buffer(&self, label: &str, words: &[u32], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            // every binding holds at least one of its elements (an item's prefix is 32 bytes)
-            size: bytes.len().max(32) as u64,
-            usage: usage | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.queue.write_buffer(&buffer, 0, &bytes);
-        buffer
+        upload::words_buffer((&self.device, &self.queue), label, words, usage)
     }
 }
 
@@ -620,9 +613,14 @@ impl Flight {
     }
 }
 
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
+/// The GPUs of the test machine, or `None` (then a test is skipped, unless CI asks for a GPU
+/// with NQUEENS_REQUIRE_GPU).
+#[cfg(test)]
+pub(crate) fn test_gpus() -> Option<Vec<Arc<Gpu>>> {
+    let found = open(None, true).ok();
+    assert!(
+        found.is_some() || std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
+        "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
+    );
+    found
 }

@@ -3,6 +3,7 @@
 //! turn, where they are more than the invocations), each pattern's clashes read back.
 
 use crate::gpu::batch::PairBatch;
+use crate::gpu::upload::{entry, words_buffer};
 use crate::quadrant::{DENSE_WORDS, SUBSET_BITS};
 use std::sync::mpsc;
 
@@ -66,11 +67,12 @@ impl Device<'_> {
         }
         tables.unmap();
         let storage = wgpu::BufferUsages::STORAGE;
+        let gpu = (self.device, self.queue);
         let params = [patterns as u32, batch.lookups, 0, 0];
-        let params = self.buffer("pair params", &params, wgpu::BufferUsages::UNIFORM);
-        let reach = self.buffer("reach", &batch.reach, storage);
-        let reach_at = self.buffer("reach at", &batch.reach_at, storage);
-        let others = self.buffer("patterns", &batch.patterns, storage);
+        let params = words_buffer(gpu, "pair params", &params, wgpu::BufferUsages::UNIFORM);
+        let reach = words_buffer(gpu, "reach", &batch.reach, storage);
+        let reach_at = words_buffer(gpu, "reach at", &batch.reach_at, storage);
+        let others = words_buffer(gpu, "patterns", &batch.patterns, storage);
         let workgroups = patterns
             .div_ceil(self.workgroup)
             .clamp(1, self.most_workgroups);
@@ -140,27 +142,5 @@ impl Device<'_> {
         drop(view);
         readback.unmap();
         Ok(clashes)
-    }
-}
-
-impl Device<'_> {
-    fn buffer(&self, label: &str, words: &[u32], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            // every binding holds at least one of its elements
-            size: bytes.len().max(16) as u64,
-            usage: usage | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.queue.write_buffer(&buffer, 0, &bytes);
-        buffer
-    }
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
     }
 }

@@ -39,7 +39,10 @@ use half::{Halves, Table};
 use pattern::{Packed, Pattern, Region, Shift, Stored};
 use quarter::Quarter;
 use sieve::Sieve;
-pub(crate) use sieve::{Counted, PairDevice, PairWork, DENSE_WORDS, LOOKUP_ENTRIES, SUBSET_BITS};
+pub(crate) use sieve::{Counted, PairDevice};
+// what the GPU's pair count takes
+#[cfg(feature = "gpu")]
+pub(crate) use sieve::{PairWork, DENSE_WORDS, LOOKUP_ENTRIES, PATTERN_WORDS, SUBSET_BITS};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -203,7 +206,6 @@ pub(crate) struct Pending {
 
 impl Pending {
     /// The unit's count, given each ticket's disjoint pairs.
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub fn finish(self, mut disjoint: impl FnMut(u64) -> u64) -> Found {
         let later: u128 = (self.tickets.iter())
             .map(|&t| u128::from(disjoint(t)))

@@ -40,7 +40,9 @@ pub(crate) mod tests;
 mod x86_64;
 
 pub use layout::Sieve;
-pub use offload::{Counted, PairDevice, PairWork, DENSE_WORDS, LOOKUP_ENTRIES, SUBSET_BITS};
+pub use offload::{Counted, PairDevice};
+#[cfg(feature = "gpu")]
+pub use offload::{PairWork, DENSE_WORDS, LOOKUP_ENTRIES, PATTERN_WORDS, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};

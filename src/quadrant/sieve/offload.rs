@@ -48,13 +48,12 @@ impl PairWork<'_> {
     }
 
     /// The lookup tables ([`PairWork::table_bytes`] in all), each entry's 256 bits as four
-    /// little-endian 64-bit words, handed to `write` a chunk at a time with its offset.
-    pub fn write_tables(&self, mut write: impl FnMut(usize, &[u8])) {
+    /// little-endian 64-bit words, handed to `write` a chunk at a time, in order.
+    pub fn write_tables(&self, mut write: impl FnMut(&[u8])) {
         /// Entries per chunk: 1 MiB.
         const CHUNK: usize = 1 << 15;
         let entries = &self.sieve.data.as_slice()[..self.table_entries()];
         let mut bytes = Vec::with_capacity(CHUNK.min(entries.len()) * ENTRY_WORDS * 8);
-        let mut at = 0;
         for chunk in entries.chunks(CHUNK) {
             bytes.clear();
             bytes.extend(
@@ -63,13 +62,12 @@ impl PairWork<'_> {
                     .flat_map(|slice| slice.0)
                     .flat_map(u64::to_le_bytes),
             );
-            write(at, &bytes);
-            at += bytes.len();
+            write(&bytes);
         }
     }
 
     /// Entries (of 32 bytes) of the lookup tables.
-    pub fn table_entries(&self) -> usize {
+    fn table_entries(&self) -> usize {
         self.sieve.blocks * self.sieve.lookups * TABLE_ENTRIES
     }
 
