@@ -6,10 +6,15 @@
 //! as many lookups as the batch's sieve with the most (a pattern's dense word is 0 past its
 //! own sieve's, and an empty subset reads nothing), the same count in every lane.
 
-use crate::quadrant::{PairWork, DENSE_WORDS, LOOKUP_ENTRIES, PATTERN_WORDS, SUBSET_BITS};
+use crate::quadrant::{PairWork, DENSE_WORDS, PATTERN_WORDS};
+use std::ops::Range;
 
 /// Bytes of one entry of the lookup tables (256 bits).
-const ENTRY_BYTES: usize = 32;
+const ENTRY_BYTES: u64 = 32;
+
+/// Where each word list of a batch starts in its upload: a multiple of every device's
+/// storage binding offset alignment (at most 256 bytes).
+pub const PART_ALIGN: u64 = 256;
 
 /// One sieve of a batch: its patterns, the pairs their reaches visit, and the ticket it was
 /// given.
@@ -21,12 +26,13 @@ pub struct Sieved {
     pub ticket: u64,
 }
 
-/// Sieves gathered for one dispatch.
+/// Sieves gathered for one dispatch (their tables go straight to the GPU's upload:
+/// [`PairQueue`](super::PairQueue)).
 #[derive(Debug, Default)]
 pub struct PairBatch {
-    /// The lookup tables, each entry's 256 bits as four little-endian 64-bit words.
-    pub tables: Vec<u8>,
-    /// Every sieve's reached blocks, each as its first entry in `tables`.
+    /// Bytes of the sieves' lookup tables, one after another.
+    pub table_bytes: u64,
+    /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
     /// For each signature of the batch, where its reach starts and ends in `reach`.
     pub reach_at: Vec<u32>,
@@ -36,13 +42,45 @@ pub struct PairBatch {
     /// The most lookups of a sieve of the batch.
     pub lookups: u32,
     pub sieves: Vec<Sieved>,
+    /// Spot checks: patterns of the batch and their clashes worked out on the CPU when
+    /// their sieve was added.
+    pub checks: Vec<(usize, u32)>,
+}
+
+/// Where a batch's word lists lie in one buffer (bytes), each at a multiple of
+/// [`PART_ALIGN`] and at least one word long.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WordParts {
+    pub patterns: Range<u64>,
+    pub reach: Range<u64>,
+    pub reach_at: Range<u64>,
+}
+
+impl WordParts {
+    fn of(patterns: usize, reach: usize, reach_at: usize) -> WordParts {
+        let part = |start: u64, words: usize| start..start + 4 * words.max(1) as u64;
+        let patterns = part(0, patterns);
+        let reach = part(patterns.end.next_multiple_of(PART_ALIGN), reach);
+        let reach_at = part(reach.end.next_multiple_of(PART_ALIGN), reach_at);
+        WordParts {
+            patterns,
+            reach,
+            reach_at,
+        }
+    }
+
+    /// Bytes of the buffer that holds them.
+    pub fn len(&self) -> u64 {
+        self.reach_at.end
+    }
 }
 
 impl PairBatch {
-    /// Adds `work`'s sieve, under `ticket`.
-    pub fn push(&mut self, work: &PairWork, ticket: u64) {
-        let entry_base = (self.tables.len() / ENTRY_BYTES) as u32;
-        work.write_tables(|bytes| self.tables.extend_from_slice(bytes));
+    /// Adds `work`'s sieve, under `ticket`, with its patterns `spots` spot-checked; its
+    /// tables lie at [`PairBatch::table_bytes`] as it was.
+    pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
+        let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
+        self.table_bytes += work.table_bytes();
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
@@ -58,6 +96,7 @@ impl PairBatch {
             self.patterns.extend_from_slice(&words[..DENSE_WORDS]);
             self.patterns.push(signature);
         }
+        (self.checks).extend(spots.map(|i| (first + i, work.clashes_of(i))));
         self.sieves.push(Sieved {
             first,
             len: work.len(),
@@ -75,53 +114,46 @@ impl PairBatch {
         self.sieves.is_empty()
     }
 
-    /// The largest buffer the batch would bind with `work` added, in bytes.
-    pub fn largest_with(&self, work: &PairWork) -> u64 {
-        let tables = self.tables.len() as u64 + work.table_bytes();
-        let words = |len: usize| (len * 4) as u64;
-        let patterns = words(self.patterns.len() + work.patterns.len());
-        let reach = words(self.reach.len() + work.reach.len());
-        tables.max(patterns).max(reach)
+    /// Where the word lists lie in the buffer that holds them.
+    pub fn word_parts(&self) -> WordParts {
+        WordParts::of(self.patterns.len(), self.reach.len(), self.reach_at.len())
     }
 
+    /// The largest buffer the batch would bind with `work` added, in bytes.
+    pub fn largest_with(&self, work: &PairWork) -> u64 {
+        let tables = self.table_bytes + work.table_bytes();
+        let words = WordParts::of(
+            self.patterns.len() + work.patterns.len(),
+            self.reach.len() + work.reach.len(),
+            self.reach_at.len() + 2 * work.reach_at.len(),
+        );
+        tables.max(words.len())
+    }
+
+    /// Empties the batch, keeping its memory.
     pub fn clear(&mut self) {
-        self.tables.clear();
+        self.table_bytes = 0;
         self.reach.clear();
         self.reach_at.clear();
         self.patterns.clear();
         self.sieves.clear();
+        self.checks.clear();
         self.lookups = 0;
     }
+}
 
-    /// Pattern `i`'s clashes as the kernel counts them, worked out on the CPU: a spot
-    /// check's answer.
-    pub fn clashes_of(&self, i: usize) -> u32 {
-        let words = &self.patterns[i * PATTERN_WORDS..][..PATTERN_WORDS];
-        let dense =
-            (words[..DENSE_WORDS].iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
-        let signature = words[DENSE_WORDS] as usize;
-        let lookups = self.lookups as usize;
-        let reach =
-            self.reach_at[2 * signature] as usize..self.reach_at[2 * signature + 1] as usize;
-        let word = |entry: usize, w: usize| {
-            let at = entry * ENTRY_BYTES + 8 * w;
-            u64::from_le_bytes(self.tables[at..at + 8].try_into().expect("8 bytes"))
-        };
-        let mut clashes = 0;
-        for &block in &self.reach[reach] {
-            let mut clash = [0u64; 4];
-            for l in 0..lookups {
-                let subset = (dense >> (l as u32 * SUBSET_BITS)) as usize & (LOOKUP_ENTRIES - 1);
-                if subset == 0 {
-                    continue;
-                }
-                let entry = block as usize + l * LOOKUP_ENTRIES + subset;
-                for (w, c) in clash.iter_mut().enumerate() {
-                    *c |= word(entry, w);
-                }
-            }
-            clashes += clash.iter().map(|w| w.count_ones()).sum::<u32>();
-        }
-        clashes
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_lists_lie_apart_each_aligned_and_never_empty() {
+        let parts = WordParts::of(5, 0, 3);
+        assert_eq!(parts.patterns, 0..20);
+        assert_eq!(parts.reach, 256..260);
+        assert_eq!(parts.reach_at, 512..524);
+        assert_eq!(parts.len(), 524);
+        let parts = WordParts::of(64, 64, 64);
+        assert_eq!((parts.reach.start, parts.reach_at.start), (256, 512));
     }
 }

@@ -11,6 +11,7 @@ pub(crate) mod batch;
 pub(crate) mod items;
 pub(crate) mod ledger;
 mod pairs;
+pub use pairs::PairQueue;
 mod trust;
 mod upload;
 
@@ -308,8 +309,8 @@ impl Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
             pairs: pairs::pipeline(&device, WORKGROUP),
-            buffer_limit: limits
-                .max_buffer_size
+            // a pair batch's upload holds its tables and its words: two such buffers
+            buffer_limit: (limits.max_buffer_size / 2)
                 .min(limits.max_storage_buffer_binding_size),
             pairs_trusted: OnceLock::new(),
             device,
@@ -354,22 +355,24 @@ impl Gpu {
         })
     }
 
-    /// The clashes of each pattern of `batch` (the stored patterns of the blocks it reaches
-    /// that share a diagonal with it), counted on this GPU ([`pairs`]); its buffers fit
-    /// [`Gpu::buffer_limit`].
-    pub fn count_clashes(&self, batch: &batch::PairBatch) -> Result<Vec<u32>, Error> {
-        let device = pairs::Device {
+    /// A queue of pair-count batches on this GPU ([`pairs`]) for one thread: each comes
+    /// back with its `T`.
+    pub fn pair_queue<T>(&self) -> PairQueue<'_, T> {
+        PairQueue::new(pairs::Device {
             device: &self.device,
             queue: &self.queue,
             pipeline: &self.pairs,
             most_workgroups: self.most_workgroups(),
             workgroup: WORKGROUP,
-        };
-        let counted = device
-            .count_clashes(batch)
-            .map_err(|e| Error::Failed(format!("the GPU {} failed: {e}", self.info.name)))?;
-        self.check()?;
-        Ok(counted)
+            limit: self.buffer_limit,
+        })
+    }
+
+    /// `e`, an error of this GPU's pair kernel, or the first error the device reported.
+    pub fn pair_failure(&self, e: String) -> Error {
+        self.check()
+            .err()
+            .unwrap_or_else(|| Error::Failed(format!("the GPU {} failed: {e}", self.info.name)))
     }
 
     /// The most bytes a buffer of this device may hold and bind.
@@ -378,7 +381,7 @@ impl Gpu {
     }
 
     /// Fails with the first error the device reported, if any.
-    fn check(&self) -> Result<(), Error> {
+    pub fn check(&self) -> Result<(), Error> {
         match &*lock(&self.failure) {
             Some(e) => Err(Error::Failed(format!(
                 "the GPU {} failed: {e}",

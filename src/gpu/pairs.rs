@@ -1,11 +1,23 @@
-//! The quadrant engine's pair count on a GPU (`pairs.wgsl`): a loaded sieve's lookup
+//! The quadrant engine's pair count on a GPU (`pairs.wgsl`): a batch of loaded sieves' lookup
 //! tables, reaches and the other side's dense words uploaded, one invocation per pattern (in
 //! turn, where they are more than the invocations), each pattern's clashes read back.
+//!
+//! A thread's batches go through its [`PairQueue`]: [`SLOTS`] sets of buffers kept from
+//! batch to batch (grown when a batch needs more), one counting on the GPU while the thread
+//! builds the next batch in the other, so that no batch allocates memory or first touches
+//! its pages. A slot's uploads are mapped while it is not on the GPU: each sieve's tables are
+//! written straight into the batch's upload as it is added (one copy, where a batch of its
+//! own would take three), the word lists when the batch is sent.
 
-use crate::gpu::batch::PairBatch;
-use crate::gpu::upload::{entry, words_buffer};
-use crate::quadrant::{DENSE_WORDS, SUBSET_BITS};
+use crate::gpu::batch::{PairBatch, WordParts};
+use crate::gpu::upload::entry;
+use crate::quadrant::{PairWork, DENSE_WORDS, SUBSET_BITS};
+use std::collections::VecDeque;
 use std::sync::mpsc;
+
+/// Batches a queue holds on its GPU at once: one counting while the thread builds the next,
+/// one waiting behind it.
+pub const SLOTS: usize = 2;
 
 /// The pair kernel's shader, its constants filled in.
 fn shader(workgroup: usize) -> String {
@@ -40,107 +52,311 @@ pub(super) struct Device<'a> {
     pub most_workgroups: usize,
     /// Invocations per workgroup.
     pub workgroup: usize,
+    /// The most bytes a buffer the kernel binds may hold.
+    pub limit: u64,
 }
 
-impl Device<'_> {
-    /// The clashes of each pattern of `batch` (the stored patterns of the blocks it reaches
-    /// that share a diagonal with it), counted on this device; an error the device reported.
-    /// The batch's buffers fit the device ([`PairBatch::largest_with`]).
-    pub fn count_clashes(&self, batch: &PairBatch) -> Result<Vec<u32>, String> {
-        let words = |len: usize| (len * 4) as u64;
+/// One set of a dispatch's buffers: the uploads (the tables; the word lists at their
+/// [`WordParts`]), the GPU's copies the kernel binds, its parameters and its clashes.
+struct Slot {
+    tables_upload: wgpu::Buffer,
+    words_upload: wgpu::Buffer,
+    tables: wgpu::Buffer,
+    words: wgpu::Buffer,
+    params: wgpu::Buffer,
+    clashes: wgpu::Buffer,
+    readback: wgpu::Buffer,
+}
+
+/// A buffer of `size` bytes (at least 32).
+fn buffer(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(32),
+        usage,
+        mapped_at_creation: usage.contains(wgpu::BufferUsages::MAP_WRITE),
+    })
+}
+
+use wgpu::BufferUsages as Use;
+
+impl Slot {
+    /// Buffers for batches of up to `tables` bytes of tables, `words` of word lists and
+    /// `patterns` patterns; the uploads mapped.
+    fn new(device: &wgpu::Device, (tables, words, patterns): (u64, u64, u64)) -> Slot {
+        let upload = Use::MAP_WRITE | Use::COPY_SRC;
+        let stored = Use::STORAGE | Use::COPY_DST;
+        Slot {
+            tables_upload: buffer(device, "tables upload", tables, upload),
+            words_upload: buffer(device, "pair words upload", words, upload),
+            tables: buffer(device, "tables", tables, stored),
+            words: buffer(device, "pair words", words, stored),
+            params: buffer(device, "pair params", 16, Use::UNIFORM | Use::COPY_DST),
+            clashes: buffer(
+                device,
+                "clashes",
+                4 * patterns,
+                Use::STORAGE | Use::COPY_SRC,
+            ),
+            readback: buffer(
+                device,
+                "clashes readback",
+                4 * patterns,
+                Use::MAP_READ | Use::COPY_DST,
+            ),
+        }
+    }
+
+    /// Makes room for `words` bytes of word lists and `patterns` patterns (`limit`: the
+    /// most a buffer may hold), keeping the tables.
+    fn fit_words(&mut self, device: &wgpu::Device, words: u64, patterns: u64, limit: u64) {
+        if self.words.size() < words {
+            let words = grown(words, limit);
+            self.words_upload = buffer(
+                device,
+                "pair words upload",
+                words,
+                Use::MAP_WRITE | Use::COPY_SRC,
+            );
+            self.words = buffer(device, "pair words", words, Use::STORAGE | Use::COPY_DST);
+        }
+        if self.clashes.size() < 4 * patterns {
+            let bytes = grown(4 * patterns, limit);
+            self.clashes = buffer(device, "clashes", bytes, Use::STORAGE | Use::COPY_SRC);
+            self.readback = buffer(
+                device,
+                "clashes readback",
+                bytes,
+                Use::MAP_READ | Use::COPY_DST,
+            );
+        }
+    }
+}
+
+/// A batch on the GPU: its slot, and the mappings (the clashes to read, the uploads to
+/// write the next batch into) that say when it is done.
+struct Sent<T> {
+    slot: Slot,
+    submitted: wgpu::SubmissionIndex,
+    mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+    maps_seen: usize,
+    patterns: usize,
+    tag: T,
+}
+
+/// Mappings a sent batch waits for: its clashes and its two uploads.
+const MAPS: usize = 3;
+
+/// A thread's batches on one GPU, counted in the order sent, each with the caller's `T`:
+/// one being built (its slot `filling`), the others on the GPU.
+pub struct PairQueue<'a, T> {
+    device: Device<'a>,
+    free: Vec<Slot>,
+    filling: Option<Slot>,
+    sent: VecDeque<Sent<T>>,
+}
+
+impl<'a, T> PairQueue<'a, T> {
+    pub(super) fn new(device: Device<'a>) -> PairQueue<'a, T> {
+        PairQueue {
+            device,
+            free: Vec::new(),
+            filling: None,
+            sent: VecDeque::new(),
+        }
+    }
+
+    /// Bytes of tables the batch being built may hold (0 before [`PairQueue::begin`]).
+    pub fn table_room(&self) -> u64 {
+        self.filling.as_ref().map_or(0, |slot| slot.tables.size())
+    }
+
+    /// Starts a batch (none being built, or one that holds nothing yet) whose tables may
+    /// hold `tables` bytes (within the device's limit): false when every slot is on the
+    /// GPU (then [`PairQueue::receive`] one first).
+    pub fn begin(&mut self, tables: u64) -> bool {
+        if let Some(slot) = self.filling.take() {
+            self.free.push(slot);
+        }
+        let slot = match self.free.pop() {
+            Some(slot) if slot.tables.size() >= tables => slot,
+            Some(_) => Slot::new(self.device.device, (grown(tables, self.device.limit), 0, 0)),
+            None if self.sent.len() < SLOTS => {
+                Slot::new(self.device.device, (grown(tables, self.device.limit), 0, 0))
+            }
+            None => return false,
+        };
+        self.filling = Some(slot);
+        true
+    }
+
+    /// Writes `work`'s tables into the batch being built, `at` bytes from the start of its
+    /// tables (within [`PairQueue::table_room`]).
+    pub fn write_tables(&mut self, at: u64, work: &PairWork) -> Result<(), String> {
+        let slot = self.filling.as_ref().expect("a batch begun");
+        let range = slot.tables_upload.slice(at..at + work.table_bytes());
+        let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
+        let (words, _) = view.slice(..).into_chunks::<8>();
+        words.write_iter(work.table_words().map(u64::to_le_bytes));
+        Ok(())
+    }
+
+    /// Sends the batch being built, `batch` (not empty, its tables written, its buffers
+    /// within the device's limits), to be counted; `tag` comes back with its clashes.
+    pub fn send(&mut self, batch: &PairBatch, tag: T) -> Result<(), String> {
+        let gpu = &self.device;
+        let mut slot = self.filling.take().expect("a batch begun");
+        let parts = batch.word_parts();
         let patterns = batch.len();
-        if patterns == 0 {
-            return Ok(Vec::new());
-        }
-        let tables = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("tables"),
-            size: (batch.tables.len() as u64).max(32),
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: true,
-        });
-        {
-            let mut view = tables
-                .slice(..)
-                .get_mapped_range_mut()
-                .map_err(|e| e.to_string())?;
-            view.copy_from_slice(&batch.tables);
-        }
-        tables.unmap();
-        let storage = wgpu::BufferUsages::STORAGE;
-        let gpu = (self.device, self.queue);
+        slot.fit_words(gpu.device, parts.len(), patterns as u64, gpu.limit);
+        write_words(&slot, batch, &parts)?;
+        slot.tables_upload.unmap();
         let params = [patterns as u32, batch.lookups, 0, 0];
-        let params = words_buffer(gpu, "pair params", &params, wgpu::BufferUsages::UNIFORM);
-        let reach = words_buffer(gpu, "reach", &batch.reach, storage);
-        let reach_at = words_buffer(gpu, "reach at", &batch.reach_at, storage);
-        let others = words_buffer(gpu, "patterns", &batch.patterns, storage);
-        let workgroups = patterns
-            .div_ceil(self.workgroup)
-            .clamp(1, self.most_workgroups);
-        let bytes = words(patterns);
-        let clashes = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("clashes"),
-            size: bytes,
-            usage: storage | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("clashes readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("pairs"),
-            layout: &self.pipeline.get_bind_group_layout(0),
-            entries: &[
-                entry(0, &params),
-                entry(1, &tables),
-                entry(2, &reach),
-                entry(3, &reach_at),
-                entry(4, &others),
-                entry(5, &clashes),
-            ],
-        });
-        let mut encoder = self
+        let params: Vec<u8> = params.iter().flat_map(|w| w.to_le_bytes()).collect();
+        gpu.queue.write_buffer(&slot.params, 0, &params);
+        let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("pairs"),
             });
+        let tables = batch.table_bytes.next_multiple_of(4);
+        encoder.copy_buffer_to_buffer(&slot.tables_upload, 0, &slot.tables, 0, tables);
+        encoder.copy_buffer_to_buffer(&slot.words_upload, 0, &slot.words, 0, parts.len());
+        let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &slot.words,
+                offset: at.start,
+                size: std::num::NonZeroU64::new(at.end - at.start),
+            }),
+        };
+        let bind = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("pairs"),
+            layout: &gpu.pipeline.get_bind_group_layout(0),
+            entries: &[
+                entry(0, &slot.params),
+                entry(1, &slot.tables),
+                words(2, &parts.reach),
+                words(3, &parts.reach_at),
+                words(4, &parts.patterns),
+                entry(5, &slot.clashes),
+            ],
+        });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("pairs"),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(self.pipeline);
+            pass.set_pipeline(gpu.pipeline);
             pass.set_bind_group(0, &bind, &[]);
+            let workgroups = patterns
+                .div_ceil(gpu.workgroup)
+                .clamp(1, gpu.most_workgroups);
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
-        encoder.copy_buffer_to_buffer(&clashes, 0, &readback, 0, bytes);
-        let submitted = self.queue.submit([encoder.finish()]);
+        let bytes = 4 * patterns as u64;
+        encoder.copy_buffer_to_buffer(&slot.clashes, 0, &slot.readback, 0, bytes);
+        let submitted = gpu.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
-        readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = sent.send(r);
+        for (buffer, range, mode) in [
+            (&slot.readback, 0..bytes, wgpu::MapMode::Read),
+            (
+                &slot.tables_upload,
+                0..slot.tables_upload.size(),
+                wgpu::MapMode::Write,
+            ),
+            (
+                &slot.words_upload,
+                0..slot.words_upload.size(),
+                wgpu::MapMode::Write,
+            ),
+        ] {
+            let sent = sent.clone();
+            buffer.slice(range).map_async(mode, move |r| {
+                let _ = sent.send(r);
+            });
+        }
+        self.sent.push_back(Sent {
+            slot,
+            submitted,
+            mapped,
+            maps_seen: 0,
+            patterns,
+            tag,
         });
-        self.device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(submitted),
+        Ok(())
+    }
+
+    /// The oldest batch's tag and each of its patterns' clashes, waiting for them if `wait`
+    /// (else `None` while the GPU is still counting it); `None` when none is on the GPU.
+    pub fn receive(&mut self, wait: bool) -> Result<Option<(T, Vec<u32>)>, String> {
+        let Some(oldest) = self.sent.front_mut() else {
+            return Ok(None);
+        };
+        let poll = match wait {
+            true => wgpu::PollType::Wait {
+                submission_index: Some(oldest.submitted.clone()),
                 timeout: None,
-            })
-            .map_err(|e| e.to_string())?;
-        mapped
-            .recv()
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-        let view = readback
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| e.to_string())?;
+            },
+            false => wgpu::PollType::Poll,
+        };
+        self.device.device.poll(poll).map_err(|e| e.to_string())?;
+        while oldest.maps_seen < MAPS {
+            let mapped = match wait {
+                true => oldest.mapped.recv().map_err(|e| e.to_string())?,
+                false => match oldest.mapped.try_recv() {
+                    Ok(mapped) => mapped,
+                    Err(mpsc::TryRecvError::Empty) => return Ok(None),
+                    Err(e) => return Err(e.to_string()),
+                },
+            };
+            mapped.map_err(|e| e.to_string())?;
+            oldest.maps_seen += 1;
+        }
+        let done = self.sent.pop_front().expect("the oldest, above");
+        let readback = &done.slot.readback;
+        let range = readback.slice(..4 * done.patterns as u64);
+        let view = range.get_mapped_range().map_err(|e| e.to_string())?;
         let clashes = view
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
         drop(view);
         readback.unmap();
-        Ok(clashes)
+        self.free.push(done.slot);
+        Ok(Some((done.tag, clashes)))
     }
+}
+
+/// A buffer's size for `bytes` (within `limit`): room to grow, so that batches a little
+/// larger than the last do not each make new buffers.
+fn grown(bytes: u64, limit: u64) -> u64 {
+    (bytes + bytes / 4)
+        .next_multiple_of(4)
+        .min(limit)
+        .max(bytes)
+}
+
+/// Writes `batch`'s word lists into `slot`'s mapped upload at `parts` and unmaps it.
+fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), String> {
+    {
+        let range = slot.words_upload.slice(..parts.len());
+        let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
+        for (at, list) in [
+            (&parts.patterns, &batch.patterns),
+            (&parts.reach, &batch.reach),
+            (&parts.reach_at, &batch.reach_at),
+        ] {
+            let start = at.start as usize;
+            let (words, _) = view.slice(start..start + 4 * list.len()).into_chunks::<4>();
+            words.write_iter(list.iter().map(|w| w.to_le_bytes()));
+        }
+    }
+    slot.words_upload.unmap();
+    Ok(())
 }

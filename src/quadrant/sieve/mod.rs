@@ -42,7 +42,7 @@ mod x86_64;
 pub use layout::Sieve;
 pub use offload::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
-pub use offload::{PairWork, DENSE_WORDS, LOOKUP_ENTRIES, PATTERN_WORDS, SUBSET_BITS};
+pub use offload::{PairWork, DENSE_WORDS, PATTERN_WORDS, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
@@ -270,6 +270,20 @@ impl Sieve {
             self.count_ordered_on::<true>(pairs, others, stop)
         } else {
             self.count_ordered_on::<false>(pairs, others, stop)
+        }
+    }
+
+    /// The other side, ordered, as a device takes it, its dense words gathered by the loops
+    /// `pairs` (`pext` where the CPU has it: a lookup per diagonal took more of the CPU than
+    /// the pair loop the device saves, at N = 17).
+    fn work(&self, pairs: PairKernel, others: Ordered) -> offload::PairWork<'_> {
+        match pairs {
+            PairKernel::Scalar => self.work_with(others, Gather::gather_by_lookups),
+            // SAFETY: these are made only where the CPU has AVX2, BMI2 and popcnt.
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
+                x86_64::avx2::work(self, others)
+            },
         }
     }
 

@@ -4,14 +4,12 @@
 //! [`count_pairs`](super::pairs::count_pairs) does: for each pattern and each block its
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
-use super::layout::{Sieve, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
+use super::layout::{Gather, Sieve, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
 use super::pairs::Ordered;
 use crate::error::Error;
+use crate::quadrant::pair_kernel::PairKernel;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::Signature;
-
-/// Entries of one lookup (every subset of its diagonals).
-pub const LOOKUP_ENTRIES: usize = TABLE_ENTRIES;
 
 /// Bits of a lookup's subset in a dense word (what the device's shader takes apart).
 pub const SUBSET_BITS: u32 = TABLE_BITS;
@@ -47,23 +45,37 @@ impl PairWork<'_> {
         (self.table_entries() * ENTRY_WORDS * 8) as u64
     }
 
-    /// The lookup tables ([`PairWork::table_bytes`] in all), each entry's 256 bits as four
-    /// little-endian 64-bit words, handed to `write` a chunk at a time, in order.
-    pub fn write_tables(&self, mut write: impl FnMut(&[u8])) {
-        /// Entries per chunk: 1 MiB.
-        const CHUNK: usize = 1 << 15;
+    /// The lookup tables' words ([`PairWork::table_bytes`] in all), each entry's 256 bits
+    /// as four 64-bit words, in order.
+    pub fn table_words(&self) -> impl Iterator<Item = u64> + '_ {
         let entries = &self.sieve.data.as_slice()[..self.table_entries()];
-        let mut bytes = Vec::with_capacity(CHUNK.min(entries.len()) * ENTRY_WORDS * 8);
-        for chunk in entries.chunks(CHUNK) {
-            bytes.clear();
-            bytes.extend(
-                chunk
-                    .iter()
-                    .flat_map(|slice| slice.0)
-                    .flat_map(u64::to_le_bytes),
-            );
-            write(&bytes);
-        }
+        entries.iter().flat_map(|slice| slice.0)
+    }
+
+    /// Pattern `i`'s clashes as the device counts them, worked out on the CPU from the same
+    /// tables: a spot check's answer.
+    pub fn clashes_of(&self, i: usize) -> u32 {
+        let words = &self.patterns[i * PATTERN_WORDS..][..PATTERN_WORDS];
+        let dense =
+            (words[..DENSE_WORDS].iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
+        let signature = words[DENSE_WORDS] as usize;
+        let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
+        let entries = self.sieve.data.as_slice();
+        let clashes_with = |block: u32| {
+            let mut clash = [0u64; ENTRY_WORDS];
+            for l in 0..self.lookups as usize {
+                let subset = (dense >> (l as u32 * SUBSET_BITS)) as usize & (TABLE_ENTRIES - 1);
+                if subset != 0 {
+                    let entry = &entries[block as usize + l * TABLE_ENTRIES + subset];
+                    clash.iter_mut().zip(entry.0).for_each(|(c, w)| *c |= w);
+                }
+            }
+            clash.iter().map(|w| w.count_ones()).sum::<u32>()
+        };
+        self.reach[reach]
+            .iter()
+            .map(|&block| clashes_with(block))
+            .sum()
     }
 
     /// Entries (of 32 bytes) of the lookup tables.
@@ -105,7 +117,7 @@ impl Sieve {
     /// ordered and written as [`PairWork`] for it (the CPU's loops `pairs` where it says).
     pub fn count_disjoint_by(
         &mut self,
-        pairs: crate::quadrant::pair_kernel::PairKernel,
+        pairs: PairKernel,
         others: &[Pattern],
         stop: &std::sync::atomic::AtomicBool,
         device: &dyn PairDevice,
@@ -128,7 +140,7 @@ impl Sieve {
             } else {
                 &ordered
             };
-            let work = self.work((others, &start));
+            let work = self.work(pairs, (others, &start));
             let mut on_cpu = || self.count_ordered(pairs, (others, &start), stop);
             device.disjoint(&work, &mut on_cpu)
         });
@@ -136,8 +148,13 @@ impl Sieve {
         counted
     }
 
-    /// The other side, ordered, as a device takes it.
-    fn work(&self, (others, start): Ordered) -> PairWork<'_> {
+    /// [`Sieve::work`] with the seen diagonals of a pattern gathered by `gather`.
+    #[inline(always)]
+    pub(super) fn work_with(
+        &self,
+        (others, start): Ordered,
+        gather: impl Fn(&Gather, Pattern) -> (u64, u64),
+    ) -> PairWork<'_> {
         let seen = &self.seen;
         let pivot_bits = seen.pivot_bits() as u32;
         let records = self.reads_records();
@@ -151,9 +168,9 @@ impl Sieve {
                 let dense = if records {
                     pivots | u128::from(p.main) << pivot_bits
                 } else {
-                    let (main, anti) = seen.rest.gather_by_lookups(p);
+                    let (main, anti) = gather(&seen.rest, p);
                     let rest = u128::from(main) | u128::from(anti) << seen.rest.main_count;
-                    let (main, anti) = seen.pivots.gather_by_lookups(p);
+                    let (main, anti) = gather(&seen.pivots, p);
                     u128::from(seen.pivots.word((main, anti))) | rest << pivot_bits
                 };
                 patterns.extend((0..DENSE_WORDS).map(|w| (dense >> (32 * w)) as u32));

@@ -10,6 +10,7 @@ use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads};
 use crate::quadrant::sieve::layout::{sort_with, Gather, Sieve, SortBy, Sorted};
+use crate::quadrant::sieve::offload::PairWork;
 use crate::quadrant::sieve::pairs::{count_body, Ordered};
 use crate::quadrant::sieve::portable::{add_popcounts, fill_every, order_by_reads, transpose64};
 use std::collections::TryReserveError;
@@ -52,6 +53,14 @@ pub(super) fn count_by_pext<const COMPACT: bool, const BATCHED: bool>(
     let pext = |x, mask| unsafe { std::arch::x86_64::_pext_u64(x, mask) };
     let pack = |part: &Gather, p| part.gather(p, pext);
     count_body::<COMPACT, BATCHED>(sieve, others, stop, (pack, add, fill_rest, order))
+}
+
+/// A loaded sieve's work for a device ([`PairWork`]) compiled for BMI2, the dense words
+/// gathered by `pext`.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(crate) fn work<'a>(sieve: &'a Sieve, others: Ordered) -> PairWork<'a> {
+    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
+    sieve.work_with(others, |part: &Gather, p| part.gather(p, pext))
 }
 
 /// [`sort_with`] compiled for BMI2, signatures and records gathered by `pext`.
