@@ -43,6 +43,9 @@ pub struct Counts {
     pub gpu_items: u64,
     /// Dispatches to the GPUs.
     pub gpu_dispatches: u64,
+    /// Pieces the GPUs were given and the CPU counted instead: items a GPU's kernel gave up
+    /// (`d4`, `mirror`), sieves larger than a GPU binds (`quadrant`).
+    pub gpu_given_up: u64,
     /// [`crate::Plan::digest`] of the plan counted: which subtasks the ids stand for.
     pub plan_digest: String,
     /// Bytes of the quadrant engine's tables (0 when they did not fit the memory limit and

@@ -115,6 +115,7 @@ pub fn merge(
         gpu_subtasks: sum.gpu_subtasks,
         gpu_items: sum.gpu_items,
         gpu_dispatches: sum.gpu_dispatches,
+        gpu_given_up: sum.gpu_given_up,
         elapsed_s: sum.elapsed_s,
         subtasks: sum.subtasks,
         resumed_subtasks: sum.resumed,
@@ -337,6 +338,7 @@ struct Sums {
     gpu_subtasks: usize,
     gpu_items: u64,
     gpu_dispatches: u64,
+    gpu_given_up: u64,
     resumed: usize,
     threads: usize,
     /// The slowest shard: shards run side by side.
@@ -369,6 +371,7 @@ impl Sums {
         self.gpu_subtasks = self.gpu_subtasks.saturating_add(r.gpu_subtasks);
         self.gpu_items = self.gpu_items.saturating_add(r.gpu_items);
         self.gpu_dispatches = self.gpu_dispatches.saturating_add(r.gpu_dispatches);
+        self.gpu_given_up = self.gpu_given_up.saturating_add(r.gpu_given_up);
         self.resumed = self.resumed.saturating_add(r.resumed_subtasks);
         self.threads = self.threads.saturating_add(r.threads);
         self.elapsed_s = self.elapsed_s.max(r.elapsed_s);

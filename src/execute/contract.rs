@@ -91,8 +91,8 @@ pub(crate) struct Executed {
     pub gpu_items: u64,
     /// Dispatches to the GPUs.
     pub gpu_dispatches: u64,
-    /// Items the GPUs gave up, which the CPU counted (too large for the kernel's counts).
-    #[cfg(feature = "gpu")]
+    /// Pieces the GPUs were given and the CPU counted instead: items too large for the
+    /// kernel's counts, sieves larger than a GPU binds.
     pub gpu_items_given_up: u64,
 }
 
@@ -105,7 +105,6 @@ impl std::ops::Add for Executed {
             gpu_subtasks: self.gpu_subtasks + other.gpu_subtasks,
             gpu_items: self.gpu_items + other.gpu_items,
             gpu_dispatches: self.gpu_dispatches + other.gpu_dispatches,
-            #[cfg(feature = "gpu")]
             gpu_items_given_up: self.gpu_items_given_up + other.gpu_items_given_up,
         }
     }

@@ -56,7 +56,7 @@ pub(crate) fn open(
                 kernels,
                 notes: Default::default(),
                 #[cfg(test)]
-                lie_at: None,
+                trial: Default::default(),
             }));
         }
         return Ok(Box::new(cpu::Cpu { workers, kernels }));

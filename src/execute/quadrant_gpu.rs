@@ -96,9 +96,18 @@ pub(crate) struct QuadrantOnGpus {
     pub kernels: Kernels,
     /// What the executions said: GPUs dropped, sieves too large for them.
     pub notes: Mutex<Vec<String>>,
-    /// The dispatch (by its number among the run's) whose first count the tests make wrong.
     #[cfg(test)]
+    pub trial: Trial,
+}
+
+/// What the tests make of a run: a wrong count, a smaller GPU.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Trial {
+    /// The dispatch (by its number among the run's) whose first count is made wrong.
     pub lie_at: Option<u64>,
+    /// The most bytes a buffer of the GPU may hold, in place of its own limit.
+    pub most_bytes: Option<u64>,
 }
 
 /// What every thread of one execution shares.
@@ -114,7 +123,7 @@ struct Shared<'a> {
     too_large: AtomicU64,
     notes: &'a Mutex<Vec<String>>,
     #[cfg(test)]
-    lie_at: Option<u64>,
+    trial: Trial,
 }
 
 impl<'a> Shared<'a> {
@@ -128,7 +137,7 @@ impl<'a> Shared<'a> {
             too_large: AtomicU64::new(0),
             notes,
             #[cfg(test)]
-            lie_at: None,
+            trial: Trial::default(),
         }
     }
 }
@@ -171,6 +180,8 @@ impl PairDevice for Feed<'_> {
             return now(on_cpu());
         }
         let limit = self.gpu.buffer_limit();
+        #[cfg(test)]
+        let limit = shared.trial.most_bytes.unwrap_or(limit);
         if PairBatch::default().largest_with(work) > limit {
             shared.too_large.fetch_add(1, Ordering::Relaxed);
             return now(on_cpu());
@@ -276,7 +287,7 @@ impl<'a> Feed<'a> {
         self.received.set(true);
         self.gpu.check()?;
         #[cfg(test)]
-        if self.shared.lie_at == Some(sent.dispatch) && !clashes.is_empty() {
+        if self.shared.trial.lie_at == Some(sent.dispatch) && !clashes.is_empty() {
             clashes[0] += 1;
         }
         #[cfg(not(test))]
@@ -410,7 +421,7 @@ impl Executor for QuadrantOnGpus {
         let mut shared = Shared::new(&self.gpus, self.share, &self.notes);
         #[cfg(test)]
         {
-            shared.lie_at = self.lie_at;
+            shared.trial = self.trial;
         }
         let shared = shared;
         let next = AtomicUsize::new(0);
@@ -475,14 +486,14 @@ mod tests {
         Workers::new(2, false).unwrap()
     }
 
-    fn on_gpus(gpus: &[Arc<Gpu>], plan: &Plan, lie_at: Option<u64>) -> QuadrantOnGpus {
+    fn on_gpus(gpus: &[Arc<Gpu>], plan: &Plan, trial: Trial) -> QuadrantOnGpus {
         QuadrantOnGpus {
             gpus: gpus.to_vec(),
             share: false,
             workers: workers(),
             kernels: Kernels::resolve(plan, KernelChoice::Auto).unwrap(),
             notes: Mutex::default(),
-            lie_at,
+            trial,
         }
     }
 
@@ -526,7 +537,7 @@ mod tests {
         for n in 14..=18 {
             let plan = Plan::new(n, EngineChoice::Quadrant, None, None).unwrap();
             let ids: Vec<usize> = (0..plan.len()).collect();
-            let gpu = on_gpus(&gpus, &plan, None);
+            let gpu = on_gpus(&gpus, &plan, Trial::default());
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             for (id, (gpu, cpu)) in on_gpu.iter().zip(&cpu).enumerate() {
@@ -561,7 +572,7 @@ mod tests {
             let budget = Budget::asked(u64::MAX);
             let prepared = layout.prepare(budget, ids.len(), (&Workers::this_thread(), 2), &never);
             prepared.unwrap().unwrap();
-            let gpu = on_gpus(&gpus, &plan, None);
+            let gpu = on_gpus(&gpus, &plan, Trial::default());
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu, "n = {n}, units {ids:?}");
@@ -581,14 +592,18 @@ mod tests {
         let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
         // how many batches the run makes on this device (about 60 on lavapipe, a few on a
         // GPU of many lanes)
-        let (_, clean) = count_ids(&on_gpus(&gpus, &plan, None), &plan, &ids);
+        let (_, clean) = count_ids(&on_gpus(&gpus, &plan, Trial::default()), &plan, &ids);
         let batches = clean.gpu_dispatches;
         assert!(batches > 0);
         // every sieve's first pattern is checked: the lie is found in the batch it is told
         let mut lies = vec![0, batches / 2];
         lies.dedup();
         for lie_at in lies {
-            let gpu = on_gpus(&gpus, &plan, Some(lie_at));
+            let lie = Trial {
+                lie_at: Some(lie_at),
+                ..Trial::default()
+            };
+            let gpu = on_gpus(&gpus, &plan, lie);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert_eq!(on_gpu, cpu, "lie at {lie_at}");
             let notes = gpu.facts().notes;
@@ -606,8 +621,37 @@ mod tests {
             );
         }
         // no lie: every check passes, nothing is dropped
-        let gpu = on_gpus(&gpus, &plan, None);
+        let gpu = on_gpus(&gpus, &plan, Trial::default());
         assert_eq!(count_ids(&gpu, &plan, &ids).0, cpu);
         assert!(gpu.facts().notes.is_empty());
+    }
+
+    #[test]
+    fn sieves_larger_than_the_gpu_binds_are_counted_on_the_cpu_and_said() {
+        let Some(gpus) = gpus() else {
+            return;
+        };
+        let plan = Plan::new(15, EngineChoice::Quadrant, None, None).unwrap();
+        let ids: Vec<usize> = (0..plan.len()).collect();
+        let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
+        let (_, whole) = count_ids(&on_gpus(&gpus, &plan, Trial::default()), &plan, &ids);
+        assert_eq!(whole.gpu_items_given_up, 0);
+        // a GPU that binds nothing counts nothing; one that binds 8 KiB takes the smaller
+        // sieves only
+        for (most_bytes, some_on_gpu) in [(1, false), (8 << 10, true)] {
+            let trial = Trial {
+                most_bytes: Some(most_bytes),
+                ..Trial::default()
+            };
+            let gpu = on_gpus(&gpus, &plan, trial);
+            let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
+            assert_eq!(on_gpu, cpu, "{most_bytes} bytes");
+            let given_up = executed.gpu_items_given_up;
+            assert!(given_up > 0, "{executed:?}");
+            assert_eq!(executed.gpu_dispatches > 0, some_on_gpu, "{executed:?}");
+            let notes = gpu.facts().notes;
+            let said = format!("{given_up} of the units' sieves were larger than the GPU binds");
+            assert!(notes.len() == 1 && notes[0].contains(&said), "{notes:?}");
+        }
     }
 }

@@ -47,6 +47,9 @@ pub struct CountRecord {
     /// Dispatches to the GPUs.
     #[serde(default)]
     pub gpu_dispatches: u64,
+    /// Pieces the GPUs were given and the CPU counted instead.
+    #[serde(default)]
+    pub gpu_given_up: u64,
     /// Wall-clock seconds.
     pub elapsed_s: f64,
     /// Subtasks of this run (of the shard, when sharded), resumed ones included.
@@ -142,6 +145,7 @@ impl CountRecord {
             gpu_subtasks: c.gpu_subtasks,
             gpu_items: c.gpu_items,
             gpu_dispatches: c.gpu_dispatches,
+            gpu_given_up: c.gpu_given_up,
             elapsed_s: secs,
             subtasks: c.subtasks,
             resumed_subtasks: 0,
@@ -218,7 +222,7 @@ pub fn stats_line(c: &Counts) -> String {
     let secs = c.elapsed.as_secs_f64();
     let rate = rate(c.searched_nodes, secs);
     format!(
-        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} gpu_share={:.1}% gpu_items={} gpu_dispatches={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
+        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} gpu_share={:.1}% gpu_items={} gpu_dispatches={} gpu_given_up={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
         c.n,
         secs,
         c.engine.name(),
@@ -232,6 +236,7 @@ pub fn stats_line(c: &Counts) -> String {
         },
         c.gpu_items,
         c.gpu_dispatches,
+        c.gpu_given_up,
         c.threads,
         c.subtasks,
         c.split_depth,
@@ -291,6 +296,7 @@ mod tests {
             gpu_subtasks: 0,
             gpu_items: 0,
             gpu_dispatches: 0,
+            gpu_given_up: 0,
             plan_digest: "0badcafe".into(),
             tables_bytes: None,
             elapsed: Duration::from_millis(250),
@@ -305,7 +311,7 @@ mod tests {
         assert_eq!(
             stats_line(&counts()),
             "n=8 elapsed=0.250s engine=d4 kernel=scalar device=cpu gpu_subtasks=0 gpu_share=0.0% \
-             gpu_items=0 gpu_dispatches=0 threads=2 subtasks=4 split_depth=2 nodes=1000 nodes/s=2.000e3 largest_subtask=25.0000% \
+             gpu_items=0 gpu_dispatches=0 gpu_given_up=0 threads=2 subtasks=4 split_depth=2 nodes=1000 nodes/s=2.000e3 largest_subtask=25.0000% \
              peak_memory=3.0MiB"
         );
     }
@@ -317,7 +323,7 @@ mod tests {
         let json = record.to_json();
         assert_eq!(
             json,
-            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"plan_digest":"0badcafe","nodes":"1000","searched_nodes":"500","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
+            r#"{"schema_version":1,"n":8,"total":"92","unique":"12","threads":2,"engine":"d4","kernel":"scalar","device":"cpu","gpu_subtasks":0,"gpu_items":0,"gpu_dispatches":0,"gpu_given_up":0,"elapsed_s":0.25,"subtasks":4,"resumed_subtasks":0,"plan_subtasks":4,"split_depth":2,"plan_digest":"0badcafe","nodes":"1000","searched_nodes":"500","nodes_per_s":2000.0,"largest_subtask_share":0.25,"complete":true,"peak_memory_bytes":3145728,"version":"0.0.0"}"#
         );
         assert_eq!(serde_json::from_str::<CountRecord>(&json).unwrap(), record);
     }

@@ -309,8 +309,8 @@ impl Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
             pairs: pairs::pipeline(&device, WORKGROUP),
-            // a pair batch's upload holds its tables and its words: two such buffers
-            buffer_limit: (limits.max_buffer_size / 2)
+            buffer_limit: limits
+                .max_buffer_size
                 .min(limits.max_storage_buffer_binding_size),
             pairs_trusted: OnceLock::new(),
             device,

@@ -37,6 +37,7 @@ pub(super) fn collect(
         gpu_subtasks: executed.gpu_subtasks,
         gpu_items: executed.gpu_items,
         gpu_dispatches: executed.gpu_dispatches,
+        gpu_given_up: executed.gpu_items_given_up,
         plan_digest: plan.digest(),
         tables_bytes: layout.map(|layout| layout.memory().tables),
         elapsed,

@@ -448,6 +448,8 @@ fn the_quadrant_engine_on_the_gpu_counts_merges_and_resumes_as_on_the_cpu() {
             v["gpu_subtasks"].as_u64().unwrap() > 0 && v["device"] != "cpu",
             "{v}"
         );
+        // every sieve fit the GPU's buffers: none was given back to the CPU
+        assert_eq!(v["gpu_given_up"], 0, "{v}");
     }
     let dir = tempfile::tempdir().unwrap();
     let files: Vec<String> = ["gpu-only", "cpu", "gpu"]
