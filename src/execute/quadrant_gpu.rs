@@ -1,11 +1,12 @@
 //! The quadrant engine on GPUs: CPU threads take units one at a time, as on the CPU, and
 //! build each unit's halves and sieves; the pair count of each loaded sieve goes to the
 //! thread's GPU. A thread gathers its sieves in a batch ([`PairBatch`]) and sends it once it
-//! holds [`BATCH_LANES`] patterns a lane of the GPU or [`BATCH_BYTES`] of tables, and when it
-//! has no unit left; it builds the next batch while the GPU counts (its [`PairQueue`] holds
-//! two), and a unit is handed in once the batches holding its sieves are counted. With
-//! `share`, a thread whose queue is full and whose oldest batch is not yet counted counts its
-//! sieve on the CPU instead; a sieve larger than the GPU binds is counted on the CPU and said.
+//! holds [`BATCH_LANES`] patterns a lane of the GPU or its next sieve's tables do not fit its
+//! room (at most [`BATCH_BYTES`]), and when it has no unit left; it builds the next batch
+//! while the GPU counts (its [`PairQueue`] holds two), and a unit is handed in once the
+//! batches holding its sieves are counted. With `share`, a thread whose two batches are both
+//! on the GPU counts its sieve on the CPU instead; a sieve larger than the GPU binds is
+//! counted on the CPU and said (`gpu_given_up`).
 //!
 //! The plan, its units and their results are the CPU's: a unit's count does not say which
 //! device counted its pairs, so shards, checkpoints and `merge` take it as any other.

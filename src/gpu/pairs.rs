@@ -14,9 +14,10 @@ use crate::gpu::upload::entry;
 use crate::quadrant::{PairWork, DENSE_WORDS, SUBSET_BITS};
 use std::collections::VecDeque;
 use std::sync::mpsc;
+use wgpu::BufferUsages as Use;
 
-/// Batches a queue holds on its GPU at once: one counting while the thread builds the next,
-/// one waiting behind it.
+/// Sets of buffers a queue keeps: one batch on the GPU while the thread builds the next in
+/// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
 
 /// The pair kernel's shader, its constants filled in.
@@ -69,21 +70,14 @@ struct Slot {
 }
 
 /// A buffer of `size` bytes (at least 32).
-fn buffer(
-    device: &wgpu::Device,
-    label: &str,
-    size: u64,
-    usage: wgpu::BufferUsages,
-) -> wgpu::Buffer {
+fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: size.max(32),
         usage,
-        mapped_at_creation: usage.contains(wgpu::BufferUsages::MAP_WRITE),
+        mapped_at_creation: usage.contains(Use::MAP_WRITE),
     })
 }
-
-use wgpu::BufferUsages as Use;
 
 impl Slot {
     /// Buffers for batches of up to `tables` bytes of tables, `words` of word lists and
