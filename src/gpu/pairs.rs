@@ -177,13 +177,14 @@ impl<'a, T> PairQueue<'a, T> {
         if let Some(slot) = self.filling.take() {
             self.free.push(slot);
         }
-        let slot = match self.free.pop() {
+        let free = self.free.pop();
+        if free.is_none() && self.sent.len() >= SLOTS {
+            return false;
+        }
+        let slot = match free {
             Some(slot) if slot.tables.size() >= tables => slot,
-            Some(_) => Slot::new(self.device.device, (grown(tables, self.device.limit), 0, 0)),
-            None if self.sent.len() < SLOTS => {
-                Slot::new(self.device.device, (grown(tables, self.device.limit), 0, 0))
-            }
-            None => return false,
+            // none yet, or one too small: a new one in its place
+            _ => Slot::new(self.device.device, (grown(tables, self.device.limit), 0, 0)),
         };
         self.filling = Some(slot);
         true
