@@ -109,6 +109,8 @@ pub struct Trial {
     pub lie_at: Option<u64>,
     /// The most bytes a buffer of the GPU may hold, in place of its own limit.
     pub most_bytes: Option<u64>,
+    /// Where the run's dispatches so far are written when a thread drops the GPUs.
+    pub dropped_after: Option<&'static AtomicU64>,
 }
 
 #[cfg(test)]
@@ -326,6 +328,13 @@ impl<'a> Feed<'a> {
     /// Drops the GPUs after this thread's counted `what` wrong.
     fn drop_gpus(&self, what: &str) {
         if !self.shared.dropped.swap(true, Ordering::Relaxed) {
+            #[cfg(test)]
+            if let Some(after) = self.shared.trial.dropped_after {
+                after.store(
+                    self.shared.dispatches.load(Ordering::Relaxed),
+                    Ordering::Relaxed,
+                );
+            }
             lock(self.shared.notes).push(format!(
                 "the GPU {} disagreed with a spot check ({what}): it was dropped, and the units of its batch and the rest were counted on the CPU",
                 self.gpu.identify()
@@ -606,9 +615,11 @@ mod tests {
         // every sieve's first pattern is checked: the lie is found in the batch it is told
         let mut lies = vec![0, batches / 2];
         lies.dedup();
+        static DROPPED_AFTER: AtomicU64 = AtomicU64::new(0);
         for lie_at in lies {
             let lie = Trial {
                 lie_at: Some(lie_at),
+                dropped_after: Some(&DROPPED_AFTER),
                 ..Trial::default()
             };
             let gpu = on_gpus(&gpus, &plan, lie);
@@ -620,12 +631,13 @@ mod tests {
                 "{notes:?}"
             );
             // the threads send nothing once one of them found the GPU wrong: besides the
-            // batches up to the wrong one, only those on their way (two a thread) and one
-            // a thread was sending
+            // batches sent by then (the wrong one among them), only one a thread was sending
+            let dropped_after = DROPPED_AFTER.load(Ordering::Relaxed);
+            assert!(dropped_after > lie_at, "{dropped_after} sent when dropped");
             let threads = workers().count() as u64;
             assert!(
-                executed.gpu_dispatches <= lie_at + 1 + 3 * threads,
-                "{executed:?}"
+                executed.gpu_dispatches <= dropped_after + threads,
+                "{executed:?}, {dropped_after} sent when dropped"
             );
         }
         // no lie: every check passes, nothing is dropped

@@ -109,10 +109,14 @@ pub struct Gpu {
     kernels: [wgpu::ComputePipeline; 2],
     /// The most rows each kernel's items may have (its workgroup memory is sized for them).
     rows: [usize; 2],
-    /// The quadrant engine's pair kernel ([`pairs`]).
-    pairs: wgpu::ComputePipeline,
+    /// The quadrant engine's pair kernel ([`pairs`]); none where the adapter has no 64-bit
+    /// integers in shaders, which it reads its tables in.
+    pairs: Option<wgpu::ComputePipeline>,
     /// The most bytes a buffer of this device may hold and bind.
     buffer_limit: u64,
+    /// Whether the device works in the host's memory and the pair kernel binds what the
+    /// host maps (no copies: [`pairs`]).
+    shares_memory: bool,
     /// What the pair kernel's known-answer check found, once per process ([`Gpu::trust_pairs`]).
     pairs_trusted: OnceLock<Result<(), String>>,
     /// The first error the device reported (a lost device, say), instead of wgpu's panic.
@@ -267,7 +271,23 @@ fn shader(kind: Kind, rows: usize) -> String {
 impl Gpu {
     /// Opens a device on `adapter` and compiles the kernels.
     fn open(adapter: &wgpu::Adapter) -> Result<Gpu, Error> {
+        Gpu::open_with(adapter, adapter.features())
+    }
+
+    /// [`Gpu::open`] using only those of `features` the kernels take.
+    fn open_with(adapter: &wgpu::Adapter, features: wgpu::Features) -> Result<Gpu, Error> {
         let info = adapter.get_info();
+        let int64 = features.contains(wgpu::Features::SHADER_INT64);
+        // buffers both mapped and bound: only where the GPU's memory is the host's (on a
+        // discrete GPU the kernel would read them over the bus)
+        let shares_memory = matches!(
+            info.device_type,
+            wgpu::DeviceType::Cpu | wgpu::DeviceType::IntegratedGpu
+        ) && features.contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        let mut required_features = features & wgpu::Features::SHADER_INT64;
+        if shares_memory {
+            required_features |= wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+        }
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
@@ -280,6 +300,7 @@ impl Gpu {
                 max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
                 ..wgpu::Limits::downlevel_defaults()
             },
+            required_features,
             ..Default::default()
         }))
         .map_err(|e| Error::Failed(format!("cannot open the GPU {}: {e}", info.name)))?;
@@ -308,10 +329,11 @@ impl Gpu {
         let gpu = Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
-            pairs: pairs::pipeline(&device, WORKGROUP),
+            pairs: int64.then(|| pairs::pipeline(&device, WORKGROUP)),
             buffer_limit: limits
                 .max_buffer_size
                 .min(limits.max_storage_buffer_binding_size),
+            shares_memory,
             pairs_trusted: OnceLock::new(),
             device,
             queue,
@@ -344,8 +366,14 @@ impl Gpu {
 
     /// Runs `check`, the pair kernel's known-answer check, once per process and device;
     /// its verdict, then and later: an error naming the adapter and its driver where it
-    /// found a difference.
+    /// found a difference, or where the adapter cannot run the pair kernel at all.
     pub fn trust_pairs(&self, check: impl FnOnce() -> Result<(), String>) -> Result<(), Error> {
+        if self.pairs.is_none() {
+            return Err(Error::Failed(format!(
+                "the GPU {} cannot count the quadrant engine's pairs: its driver offers no 64-bit integers in shaders (SHADER_INT64)",
+                self.identify()
+            )));
+        }
         let verdict = self.pairs_trusted.get_or_init(check);
         verdict.clone().map_err(|why| {
             Error::Failed(format!(
@@ -356,15 +384,19 @@ impl Gpu {
     }
 
     /// A queue of pair-count batches on this GPU ([`pairs`]) for one thread: each comes
-    /// back with its `T`.
+    /// back with its `T`. Only for a GPU that [`Gpu::trust_pairs`] trusted.
     pub fn pair_queue<T>(&self) -> PairQueue<'_, T> {
         PairQueue::new(pairs::Device {
             device: &self.device,
             queue: &self.queue,
-            pipeline: &self.pairs,
+            pipeline: self
+                .pairs
+                .as_ref()
+                .expect("a GPU trusted with pairs has the kernel"),
             most_workgroups: self.most_workgroups(),
             workgroup: WORKGROUP,
             limit: self.buffer_limit,
+            shares_memory: self.shares_memory,
         })
     }
 
@@ -626,4 +658,24 @@ pub(crate) fn test_gpus() -> Option<Vec<Arc<Gpu>>> {
         "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
     );
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adapter_without_64_bit_integers_refuses_the_pairs_and_still_counts_items() {
+        let Some(gpus) = test_gpus() else { return };
+        let adapter = (listed().adapters.iter())
+            .find(|a| a.get_info() == gpus[0].info)
+            .expect("the test GPU is listed");
+        let features = adapter.features() - wgpu::Features::SHADER_INT64;
+        let gpu = Gpu::open_with(adapter, features).expect("the device opens");
+        let refusal = gpu.trust_pairs(|| unreachable!("no check without the kernel"));
+        let refusal = refusal.expect_err("refused").to_string();
+        assert!(refusal.contains("SHADER_INT64"), "{refusal}");
+        // the row search needs no 64-bit integers: the device keeps its known-answer check
+        gpu.earn_trust().expect("the row search counts right");
+    }
 }

@@ -55,18 +55,79 @@ pub(super) struct Device<'a> {
     pub workgroup: usize,
     /// The most bytes a buffer the kernel binds may hold.
     pub limit: u64,
+    /// Whether the kernel may bind the buffers the host maps ([`Staged`]).
+    pub shares_memory: bool,
 }
 
-/// One set of a dispatch's buffers: the uploads (the tables; the word lists at their
-/// [`WordParts`]), the GPU's copies the kernel binds, its parameters and its clashes.
+/// Which way a [`Staged`] buffer's bytes go.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    /// Written by the host, read by the kernel.
+    ToGpu,
+    /// Written by the kernel, read by the host.
+    FromGpu,
+}
+
+/// A buffer the kernel binds and the host maps: one buffer where the device shares the
+/// host's memory (lavapipe, an integrated GPU: a copy there costs a pass over the bytes on
+/// the queue's one thread, 5 % of the CPU at N = 17 on lavapipe), else the GPU's and the
+/// host's, copied into each other around the dispatch.
+struct Staged {
+    host: wgpu::Buffer,
+    gpu: wgpu::Buffer,
+    copied: bool,
+}
+
+impl Staged {
+    /// `size` bytes going `way`; the host's mapped where the host writes it.
+    fn new(device: &Device, label: &str, size: u64, way: Way) -> Staged {
+        let map = match way {
+            Way::ToGpu => Use::MAP_WRITE,
+            Way::FromGpu => Use::MAP_READ,
+        };
+        if device.shares_memory {
+            let both = buffer(device.device, label, size, map | Use::STORAGE);
+            return Staged {
+                host: both.clone(),
+                gpu: both,
+                copied: false,
+            };
+        }
+        let (host, gpu) = match way {
+            Way::ToGpu => (map | Use::COPY_SRC, Use::STORAGE | Use::COPY_DST),
+            Way::FromGpu => (map | Use::COPY_DST, Use::STORAGE | Use::COPY_SRC),
+        };
+        Staged {
+            host: buffer(device.device, label, size, host),
+            gpu: buffer(device.device, label, size, gpu),
+            copied: true,
+        }
+    }
+
+    fn size(&self) -> u64 {
+        self.gpu.size()
+    }
+
+    /// Copies the first `bytes` from the host's buffer to the GPU's (`ToGpu`) or back,
+    /// where they are two.
+    fn copy(&self, encoder: &mut wgpu::CommandEncoder, bytes: u64, way: Way) {
+        match (self.copied, way) {
+            (false, _) => {}
+            (true, Way::ToGpu) => encoder.copy_buffer_to_buffer(&self.host, 0, &self.gpu, 0, bytes),
+            (true, Way::FromGpu) => {
+                encoder.copy_buffer_to_buffer(&self.gpu, 0, &self.host, 0, bytes)
+            }
+        }
+    }
+}
+
+/// One set of a dispatch's buffers: the tables, the word lists (at their [`WordParts`]),
+/// the kernel's parameters and its clashes.
 struct Slot {
-    tables_upload: wgpu::Buffer,
-    words_upload: wgpu::Buffer,
-    tables: wgpu::Buffer,
-    words: wgpu::Buffer,
+    tables: Staged,
+    words: Staged,
     params: wgpu::Buffer,
-    clashes: wgpu::Buffer,
-    readback: wgpu::Buffer,
+    clashes: Staged,
 }
 
 /// A buffer of `size` bytes (at least 32).
@@ -81,53 +142,31 @@ fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Bu
 
 impl Slot {
     /// Buffers for batches of up to `tables` bytes of tables, `words` of word lists and
-    /// `patterns` patterns; the uploads mapped.
-    fn new(device: &wgpu::Device, (tables, words, patterns): (u64, u64, u64)) -> Slot {
-        let upload = Use::MAP_WRITE | Use::COPY_SRC;
-        let stored = Use::STORAGE | Use::COPY_DST;
+    /// `patterns` patterns; the host's mapped where it writes them.
+    fn new(device: &Device, (tables, words, patterns): (u64, u64, u64)) -> Slot {
         Slot {
-            tables_upload: buffer(device, "tables upload", tables, upload),
-            words_upload: buffer(device, "pair words upload", words, upload),
-            tables: buffer(device, "tables", tables, stored),
-            words: buffer(device, "pair words", words, stored),
-            params: buffer(device, "pair params", 16, Use::UNIFORM | Use::COPY_DST),
-            clashes: buffer(
-                device,
-                "clashes",
-                4 * patterns,
-                Use::STORAGE | Use::COPY_SRC,
+            tables: Staged::new(device, "tables", tables, Way::ToGpu),
+            words: Staged::new(device, "pair words", words, Way::ToGpu),
+            params: buffer(
+                device.device,
+                "pair params",
+                16,
+                Use::UNIFORM | Use::COPY_DST,
             ),
-            readback: buffer(
-                device,
-                "clashes readback",
-                4 * patterns,
-                Use::MAP_READ | Use::COPY_DST,
-            ),
+            clashes: Staged::new(device, "clashes", 4 * patterns, Way::FromGpu),
         }
     }
 
-    /// Makes room for `words` bytes of word lists and `patterns` patterns (`limit`: the
-    /// most a buffer may hold), keeping the tables.
-    fn fit_words(&mut self, device: &wgpu::Device, words: u64, patterns: u64, limit: u64) {
+    /// Makes room for `words` bytes of word lists and `patterns` patterns, keeping the
+    /// tables.
+    fn fit_words(&mut self, device: &Device, words: u64, patterns: u64) {
         if self.words.size() < words {
-            let words = grown(words, limit);
-            self.words_upload = buffer(
-                device,
-                "pair words upload",
-                words,
-                Use::MAP_WRITE | Use::COPY_SRC,
-            );
-            self.words = buffer(device, "pair words", words, Use::STORAGE | Use::COPY_DST);
+            let words = grown(words, device.limit);
+            self.words = Staged::new(device, "pair words", words, Way::ToGpu);
         }
         if self.clashes.size() < 4 * patterns {
-            let bytes = grown(4 * patterns, limit);
-            self.clashes = buffer(device, "clashes", bytes, Use::STORAGE | Use::COPY_SRC);
-            self.readback = buffer(
-                device,
-                "clashes readback",
-                bytes,
-                Use::MAP_READ | Use::COPY_DST,
-            );
+            let bytes = grown(4 * patterns, device.limit);
+            self.clashes = Staged::new(device, "clashes", bytes, Way::FromGpu);
         }
     }
 }
@@ -184,7 +223,7 @@ impl<'a, T> PairQueue<'a, T> {
         let slot = match free {
             Some(slot) if slot.tables.size() >= tables => slot,
             // none yet, or one too small: a new one in its place
-            _ => Slot::new(self.device.device, (grown(tables, self.device.limit), 0, 0)),
+            _ => Slot::new(&self.device, (grown(tables, self.device.limit), 0, 0)),
         };
         self.filling = Some(slot);
         true
@@ -194,7 +233,7 @@ impl<'a, T> PairQueue<'a, T> {
     /// tables (within [`PairQueue::table_room`]).
     pub fn write_tables(&mut self, at: u64, work: &PairWork) -> Result<(), String> {
         let slot = self.filling.as_ref().expect("a batch begun");
-        let range = slot.tables_upload.slice(at..at + work.table_bytes());
+        let range = slot.tables.host.slice(at..at + work.table_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         let (words, _) = view.slice(..).into_chunks::<8>();
         words.write_iter(work.table_words().map(u64::to_le_bytes));
@@ -208,9 +247,9 @@ impl<'a, T> PairQueue<'a, T> {
         let mut slot = self.filling.take().expect("a batch begun");
         let parts = batch.word_parts();
         let patterns = batch.len();
-        slot.fit_words(gpu.device, parts.len(), patterns as u64, gpu.limit);
+        slot.fit_words(gpu, parts.len(), patterns as u64);
         write_words(&slot, batch, &parts)?;
-        slot.tables_upload.unmap();
+        slot.tables.host.unmap();
         let params = [patterns as u32, batch.lookups, 0, 0];
         let params: Vec<u8> = params.iter().flat_map(|w| w.to_le_bytes()).collect();
         gpu.queue.write_buffer(&slot.params, 0, &params);
@@ -220,12 +259,12 @@ impl<'a, T> PairQueue<'a, T> {
                 label: Some("pairs"),
             });
         let tables = batch.table_bytes.next_multiple_of(4);
-        encoder.copy_buffer_to_buffer(&slot.tables_upload, 0, &slot.tables, 0, tables);
-        encoder.copy_buffer_to_buffer(&slot.words_upload, 0, &slot.words, 0, parts.len());
+        slot.tables.copy(&mut encoder, tables, Way::ToGpu);
+        slot.words.copy(&mut encoder, parts.len(), Way::ToGpu);
         let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
             binding,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &slot.words,
+                buffer: &slot.words.gpu,
                 offset: at.start,
                 size: std::num::NonZeroU64::new(at.end - at.start),
             }),
@@ -235,11 +274,11 @@ impl<'a, T> PairQueue<'a, T> {
             layout: &gpu.pipeline.get_bind_group_layout(0),
             entries: &[
                 entry(0, &slot.params),
-                entry(1, &slot.tables),
+                entry(1, &slot.tables.gpu),
                 words(2, &parts.reach),
                 words(3, &parts.reach_at),
                 words(4, &parts.patterns),
-                entry(5, &slot.clashes),
+                entry(5, &slot.clashes.gpu),
             ],
         });
         {
@@ -255,21 +294,17 @@ impl<'a, T> PairQueue<'a, T> {
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
         let bytes = 4 * patterns as u64;
-        encoder.copy_buffer_to_buffer(&slot.clashes, 0, &slot.readback, 0, bytes);
+        slot.clashes.copy(&mut encoder, bytes, Way::FromGpu);
         let submitted = gpu.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
         for (buffer, range, mode) in [
-            (&slot.readback, 0..bytes, wgpu::MapMode::Read),
+            (&slot.clashes.host, 0..bytes, wgpu::MapMode::Read),
             (
-                &slot.tables_upload,
-                0..slot.tables_upload.size(),
+                &slot.tables.host,
+                0..slot.tables.size(),
                 wgpu::MapMode::Write,
             ),
-            (
-                &slot.words_upload,
-                0..slot.words_upload.size(),
-                wgpu::MapMode::Write,
-            ),
+            (&slot.words.host, 0..slot.words.size(), wgpu::MapMode::Write),
         ] {
             let sent = sent.clone();
             buffer.slice(range).map_async(mode, move |r| {
@@ -314,7 +349,7 @@ impl<'a, T> PairQueue<'a, T> {
             oldest.maps_seen += 1;
         }
         let done = self.sent.pop_front().expect("the oldest, above");
-        let readback = &done.slot.readback;
+        let readback = &done.slot.clashes.host;
         let range = readback.slice(..4 * done.patterns as u64);
         let view = range.get_mapped_range().map_err(|e| e.to_string())?;
         let clashes = view
@@ -340,7 +375,7 @@ fn grown(bytes: u64, limit: u64) -> u64 {
 /// Writes `batch`'s word lists into `slot`'s mapped upload at `parts` and unmaps it.
 fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), String> {
     {
-        let range = slot.words_upload.slice(..parts.len());
+        let range = slot.words.host.slice(..parts.len());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         for (at, list) in [
             (&parts.patterns, &batch.patterns),
@@ -352,6 +387,6 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
             words.write_iter(list.iter().map(|w| w.to_le_bytes()));
         }
     }
-    slot.words_upload.unmap();
+    slot.words.host.unmap();
     Ok(())
 }
