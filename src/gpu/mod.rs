@@ -660,18 +660,26 @@ pub(crate) fn test_gpus() -> Option<Vec<Arc<Gpu>>> {
     found
 }
 
+/// A device of its own on the test machine's GPU ([`test_gpus`]) without `features`, or
+/// `None`.
+#[cfg(test)]
+pub(crate) fn test_gpu_without(features: wgpu::Features) -> Option<Gpu> {
+    let gpus = test_gpus()?;
+    let adapter = (listed().adapters.iter())
+        .find(|a| a.get_info() == gpus[0].info)
+        .expect("the test GPU is listed");
+    Some(Gpu::open_with(adapter, adapter.features() - features).expect("the device opens"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn an_adapter_without_64_bit_integers_refuses_the_pairs_and_still_counts_items() {
-        let Some(gpus) = test_gpus() else { return };
-        let adapter = (listed().adapters.iter())
-            .find(|a| a.get_info() == gpus[0].info)
-            .expect("the test GPU is listed");
-        let features = adapter.features() - wgpu::Features::SHADER_INT64;
-        let gpu = Gpu::open_with(adapter, features).expect("the device opens");
+        let Some(gpu) = test_gpu_without(wgpu::Features::SHADER_INT64) else {
+            return;
+        };
         let refusal = gpu.trust_pairs(|| unreachable!("no check without the kernel"));
         let refusal = refusal.expect_err("refused").to_string();
         assert!(refusal.contains("SHADER_INT64"), "{refusal}");

@@ -60,7 +60,7 @@ pub(super) struct Device<'a> {
 }
 
 /// Which way a [`Staged`] buffer's bytes go.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Way {
     /// Written by the host, read by the kernel.
     ToGpu,
@@ -70,53 +70,48 @@ enum Way {
 
 /// A buffer the kernel binds and the host maps: one buffer where the device shares the
 /// host's memory (lavapipe, an integrated GPU: a copy there costs a pass over the bytes on
-/// the queue's one thread, 5 % of the CPU at N = 17 on lavapipe), else the GPU's and the
-/// host's, copied into each other around the dispatch.
+/// the queue's one thread, 5 % of the CPU at N = 17 on lavapipe), else the host's and the
+/// GPU's own, copied one into the other around the dispatch.
 struct Staged {
     host: wgpu::Buffer,
-    gpu: wgpu::Buffer,
-    copied: bool,
+    /// The GPU's own, where it is not the host's.
+    gpu: Option<wgpu::Buffer>,
+    way: Way,
 }
 
 impl Staged {
     /// `size` bytes going `way`; the host's mapped where the host writes it.
     fn new(device: &Device, label: &str, size: u64, way: Way) -> Staged {
-        let map = match way {
-            Way::ToGpu => Use::MAP_WRITE,
-            Way::FromGpu => Use::MAP_READ,
+        let (map, host_copy, gpu_copy) = match way {
+            Way::ToGpu => (Use::MAP_WRITE, Use::COPY_SRC, Use::COPY_DST),
+            Way::FromGpu => (Use::MAP_READ, Use::COPY_DST, Use::COPY_SRC),
         };
-        if device.shares_memory {
-            let both = buffer(device.device, label, size, map | Use::STORAGE);
-            return Staged {
-                host: both.clone(),
-                gpu: both,
-                copied: false,
-            };
-        }
-        let (host, gpu) = match way {
-            Way::ToGpu => (map | Use::COPY_SRC, Use::STORAGE | Use::COPY_DST),
-            Way::FromGpu => (map | Use::COPY_DST, Use::STORAGE | Use::COPY_SRC),
+        let (host, gpu) = match device.shares_memory {
+            true => (buffer(device.device, label, size, map | Use::STORAGE), None),
+            false => (
+                buffer(device.device, label, size, map | host_copy),
+                Some(buffer(device.device, label, size, Use::STORAGE | gpu_copy)),
+            ),
         };
-        Staged {
-            host: buffer(device.device, label, size, host),
-            gpu: buffer(device.device, label, size, gpu),
-            copied: true,
-        }
+        Staged { host, gpu, way }
     }
 
     fn size(&self) -> u64 {
-        self.gpu.size()
+        self.host.size()
     }
 
-    /// Copies the first `bytes` from the host's buffer to the GPU's (`ToGpu`) or back,
+    /// The buffer the kernel binds.
+    fn bound(&self) -> &wgpu::Buffer {
+        self.gpu.as_ref().unwrap_or(&self.host)
+    }
+
+    /// Copies the first `bytes` from the host's buffer to the GPU's, or back (its way),
     /// where they are two.
-    fn copy(&self, encoder: &mut wgpu::CommandEncoder, bytes: u64, way: Way) {
-        match (self.copied, way) {
-            (false, _) => {}
-            (true, Way::ToGpu) => encoder.copy_buffer_to_buffer(&self.host, 0, &self.gpu, 0, bytes),
-            (true, Way::FromGpu) => {
-                encoder.copy_buffer_to_buffer(&self.gpu, 0, &self.host, 0, bytes)
-            }
+    fn copy(&self, encoder: &mut wgpu::CommandEncoder, bytes: u64) {
+        let Some(gpu) = &self.gpu else { return };
+        match self.way {
+            Way::ToGpu => encoder.copy_buffer_to_buffer(&self.host, 0, gpu, 0, bytes),
+            Way::FromGpu => encoder.copy_buffer_to_buffer(gpu, 0, &self.host, 0, bytes),
         }
     }
 }
@@ -259,12 +254,12 @@ impl<'a, T> PairQueue<'a, T> {
                 label: Some("pairs"),
             });
         let tables = batch.table_bytes.next_multiple_of(4);
-        slot.tables.copy(&mut encoder, tables, Way::ToGpu);
-        slot.words.copy(&mut encoder, parts.len(), Way::ToGpu);
+        slot.tables.copy(&mut encoder, tables);
+        slot.words.copy(&mut encoder, parts.len());
         let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
             binding,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &slot.words.gpu,
+                buffer: slot.words.bound(),
                 offset: at.start,
                 size: std::num::NonZeroU64::new(at.end - at.start),
             }),
@@ -274,11 +269,11 @@ impl<'a, T> PairQueue<'a, T> {
             layout: &gpu.pipeline.get_bind_group_layout(0),
             entries: &[
                 entry(0, &slot.params),
-                entry(1, &slot.tables.gpu),
+                entry(1, slot.tables.bound()),
                 words(2, &parts.reach),
                 words(3, &parts.reach_at),
                 words(4, &parts.patterns),
-                entry(5, &slot.clashes.gpu),
+                entry(5, slot.clashes.bound()),
             ],
         });
         {
@@ -294,7 +289,7 @@ impl<'a, T> PairQueue<'a, T> {
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
         let bytes = 4 * patterns as u64;
-        slot.clashes.copy(&mut encoder, bytes, Way::FromGpu);
+        slot.clashes.copy(&mut encoder, bytes);
         let submitted = gpu.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
         for (buffer, range, mode) in [
