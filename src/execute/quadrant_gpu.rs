@@ -1,12 +1,13 @@
 //! The quadrant engine on GPUs: CPU threads take units one at a time, as on the CPU, and
-//! build each unit's halves and sieves; the pair count of each loaded sieve goes to the
-//! thread's GPU. A thread gathers its sieves in a batch ([`PairBatch`]) and sends it once it
-//! holds [`BATCH_LANES`] patterns a lane of the GPU or its next sieve's tables do not fit its
-//! room (at most [`BATCH_BYTES`]), and when it has no unit left; it builds the next batch
-//! while the GPU counts (its [`PairQueue`] holds two), and a unit is handed in once the
-//! batches holding its sieves are counted. With `share`, a thread whose two batches are both
-//! on the GPU counts its sieve on the CPU instead; a sieve larger than the GPU binds is
-//! counted on the CPU and said (`gpu_given_up`).
+//! build each unit's halves and group its sieves; the slicing and the pair count of each
+//! loaded sieve go to the thread's GPU. A thread gathers its sieves in a batch
+//! ([`PairBatch`]) and sends it once it holds [`BATCH_LANES`] patterns a lane of the GPU or
+//! its next sieve does not fit its room (at most [`BATCH_BYTES`] of stored words and of
+//! tables), and when it has no unit left; it builds the next batch while the GPU counts (its
+//! [`PairQueue`] holds two), and a unit is handed in once the batches holding its sieves are
+//! counted. With `share`, a thread whose two batches are both on the GPU slices and counts
+//! its sieve on the CPU instead; a sieve larger than the GPU binds is counted on the CPU and
+//! said (`gpu_given_up`).
 //!
 //! The plan, its units and their results are the CPU's: a unit's count does not say which
 //! device counted its pairs, so shards, checkpoints and `merge` take it as any other.
@@ -25,7 +26,7 @@ use crate::found::Found;
 use crate::gpu::batch::{PairBatch, Sieved};
 use crate::gpu::{Gpu, PairQueue};
 use crate::parallel::{lock, Workers};
-use crate::quadrant::{Counted, Layout, PairDevice, PairKernel, PairWork, Pending};
+use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
 use crate::subtask::Kernels;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -36,15 +37,16 @@ use std::sync::{Arc, Mutex};
 /// invocations a dispatch runs, 4,096 on lavapipe, 262,144 on an H100).
 const BATCH_LANES: usize = 4;
 
-/// Bytes of lookup tables a batch holds at most (a sieve of N = 24 alone takes more: it goes
-/// alone); a thread's batches are given room by the last one's tables, growing to this. A
-/// thread's queue holds two batches, each in an upload buffer and on the GPU: 16 threads
-/// keep about 2 GiB of them.
+/// Bytes of lookup tables, and of stored dense words, a batch holds at most (a sieve of
+/// N = 24 alone takes more: it goes alone); a thread's batches are given room by the last
+/// one's stored words, growing to this. A thread's queue holds two batches, each with its
+/// tables on the GPU and its stored words in an upload buffer and on the GPU (a third of
+/// the tables' bytes at 12 lookups a block): 16 threads keep about 1.7 GiB of them.
 const BATCH_BYTES: u64 = 32 << 20;
 
 /// Patterns between two spot checks: besides each sieve's first, every 4096th pattern a
-/// thread sends is worked out again on the CPU (its reached blocks, the same tables): about
-/// 1/4000 of the GPU's work.
+/// thread sends is worked out again on the CPU (its reached blocks' stored patterns, one
+/// at a time, not the tables the GPU makes): about 1/4000 of the GPU's pair tests.
 const SPOT_EVERY: u64 = 4096;
 
 /// The board of the pair kernel's known-answer check, before a GPU counts a unit: its 462
@@ -176,46 +178,46 @@ struct Feed<'a> {
     counted: RefCell<HashMap<u64, Option<u64>>>,
     /// Patterns it batched (what its spot checks are spaced by).
     batched: Cell<u64>,
-    /// Bytes of tables of the last batch it sent (what the next is given room for).
-    last_tables: Cell<u64>,
+    /// Bytes of slices of the last batch it sent (what the next is given room for).
+    last_upload: Cell<u64>,
     /// Whether a batch was counted since its units were last handed in.
     received: Cell<bool>,
 }
 
 impl PairDevice for Feed<'_> {
-    fn disjoint(
-        &self,
-        work: &PairWork,
-        on_cpu: &mut dyn FnMut() -> Option<u64>,
-    ) -> Result<Counted, Error> {
-        let now = |counted: Option<u64>| Ok(counted.map_or(Counted::Stopped, Counted::Now));
+    fn takes(&self) -> Made {
+        self.queue.borrow().takes()
+    }
+
+    fn take(&self, work: &PairWork) -> Result<Option<u64>, Error> {
         let shared = self.shared;
         if shared.dropped.load(Ordering::Relaxed) {
-            return now(on_cpu());
+            return Ok(None);
         }
         let limit = self.gpu.buffer_limit();
         #[cfg(test)]
         let limit = shared.trial.most_bytes.unwrap_or(limit);
         if PairBatch::default().largest_with(work) > limit {
             shared.too_large.fetch_add(1, Ordering::Relaxed);
-            return now(on_cpu());
+            return Ok(None);
         }
         let fits = {
             let batch = self.batch.borrow();
             !batch.is_empty()
-                && batch.table_bytes + work.table_bytes() <= self.queue.borrow().table_room()
+                && batch.upload_bytes + work.upload_bytes() <= self.queue.borrow().upload_room()
+                && batch.table_bytes + work.table_bytes() <= BATCH_BYTES
                 && batch.largest_with(work) <= limit
         };
         if !fits {
             self.flush()?;
-            let last = self.last_tables.get();
+            let last = self.last_upload.get();
             let room = (last + last / 4 + (1 << 20)).min(BATCH_BYTES);
-            let room = work.table_bytes().max(room).min(limit);
+            let room = work.upload_bytes().max(room).min(limit);
             while !self.queue.borrow_mut().begin(room) {
                 let waits = !shared.share;
                 if !self.receive(waits)? {
                     // the GPU holds this thread's batches and has not counted the oldest
-                    return now(on_cpu());
+                    return Ok(None);
                 }
             }
         }
@@ -232,7 +234,7 @@ impl PairDevice for Feed<'_> {
             let written = self
                 .queue
                 .borrow_mut()
-                .write_tables(batch.table_bytes, work);
+                .write_upload(batch.upload_bytes, work);
             written.map_err(|e| self.gpu.pair_failure(e))?;
             batch.push(work, ticket, spots);
             batch.len() >= BATCH_LANES * self.gpu.lanes()
@@ -240,7 +242,7 @@ impl PairDevice for Feed<'_> {
         if full {
             self.flush()?;
         }
-        Ok(Counted::Later(ticket))
+        Ok(Some(ticket))
     }
 }
 
@@ -255,7 +257,7 @@ impl<'a> Feed<'a> {
             next_ticket: Cell::new(0),
             counted: RefCell::default(),
             batched: Cell::new(0),
-            last_tables: Cell::new(0),
+            last_upload: Cell::new(0),
             received: Cell::new(false),
         }
     }
@@ -266,7 +268,7 @@ impl<'a> Feed<'a> {
         if batch.is_empty() {
             return Ok(());
         }
-        self.last_tables.set(batch.table_bytes);
+        self.last_upload.set(batch.upload_bytes);
         let shared = self.shared;
         if shared.dropped.load(Ordering::Relaxed) {
             // nothing goes to a GPU once one was found wrong: the CPU counts these again
@@ -547,8 +549,9 @@ mod tests {
     }
 
     #[test]
-    fn a_gpu_that_copies_its_buffers_counts_alike() {
-        // lavapipe binds what the host maps; a discrete GPU's batches go through copies
+    fn a_gpu_that_copies_its_buffers_and_fills_its_tables_counts_alike() {
+        // lavapipe binds what the host maps and is sent tables; a discrete GPU's batches go
+        // through copies, and it fills the tables from the slices it is sent
         let without = wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
         let Some(gpu) = crate::gpu::test_gpu_without(without) else {
             return;

@@ -1,16 +1,14 @@
-//! Sieves gathered for one dispatch of the pair kernel (`pairs.wgsl`): their lookup tables
-//! one after another, their reaches moved past the earlier sieves' tables, their signatures
-//! past the earlier sieves' signatures, and each pattern's words (its dense word, then its
-//! signature in the batch). Many small sieves then cost one dispatch (N = 17 has 54,779 of
+//! Sieves gathered for one dispatch of the filling and pair kernels (`tables.wgsl`,
+//! `pairs.wgsl`): their slices one after another (so the tables filled from them lie one
+//! sieve's after another's), their reaches moved past the earlier sieves' tables, their
+//! signatures past the earlier sieves' signatures, and each pattern's words (its dense word,
+//! then its signature in the batch). Many small sieves then cost one dispatch (N = 17 has 54,779 of
 //! a few thousand patterns each), and the kernel never needs to know where one ends: it reads
 //! as many lookups as the batch's sieve with the most (a pattern's dense word is 0 past its
 //! own sieve's, and an empty subset reads nothing), the same count in every lane.
 
-use crate::quadrant::{PairWork, DENSE_WORDS, PATTERN_WORDS};
+use crate::quadrant::{PairWork, DENSE_WORDS, ENTRY_BYTES, PATTERN_WORDS, SUBSET_BITS};
 use std::ops::Range;
-
-/// Bytes of one entry of the lookup tables (256 bits).
-const ENTRY_BYTES: u64 = 32;
 
 /// Where each word list of a batch starts in its upload: a multiple of every device's
 /// storage binding offset alignment (at most 256 bytes).
@@ -26,12 +24,14 @@ pub struct Sieved {
     pub ticket: u64,
 }
 
-/// Sieves gathered for one dispatch (their tables go straight to the GPU's upload:
+/// Sieves gathered for one dispatch (their slices go straight to the GPU's upload:
 /// [`PairQueue`](super::PairQueue)).
 #[derive(Debug, Default)]
 pub struct PairBatch {
-    /// Bytes of the sieves' lookup tables, one after another.
+    /// Bytes of the sieves' lookup tables, one after another, as the GPU makes them.
     pub table_bytes: u64,
+    /// Bytes of the sieves' slices, one after another.
+    pub upload_bytes: u64,
     /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
     /// For each signature of the batch, where its reach starts and ends in `reach`.
@@ -77,10 +77,11 @@ impl WordParts {
 
 impl PairBatch {
     /// Adds `work`'s sieve, under `ticket`, with its patterns `spots` spot-checked; its
-    /// tables lie at [`PairBatch::table_bytes`] as it was.
+    /// slices lie at [`PairBatch::upload_bytes`] as it was.
     pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
         self.table_bytes += work.table_bytes();
+        self.upload_bytes += work.upload_bytes();
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
@@ -119,6 +120,11 @@ impl PairBatch {
         WordParts::of(self.patterns.len(), self.reach.len(), self.reach_at.len())
     }
 
+    /// Lookups of every block of the batch.
+    pub fn all_lookups(&self) -> u64 {
+        self.table_bytes / ENTRY_BYTES / (1 << SUBSET_BITS)
+    }
+
     /// The largest buffer the batch would bind with `work` added, in bytes.
     pub fn largest_with(&self, work: &PairWork) -> u64 {
         let tables = self.table_bytes + work.table_bytes();
@@ -133,6 +139,7 @@ impl PairBatch {
     /// Empties the batch, keeping its memory.
     pub fn clear(&mut self) {
         self.table_bytes = 0;
+        self.upload_bytes = 0;
         self.reach.clear();
         self.reach_at.clear();
         self.patterns.clear();

@@ -111,7 +111,7 @@ pub struct Gpu {
     rows: [usize; 2],
     /// The quadrant engine's pair kernel ([`pairs`]); none where the adapter has no 64-bit
     /// integers in shaders, which it reads its tables in.
-    pairs: Option<wgpu::ComputePipeline>,
+    pairs: Option<pairs::Kernels>,
     /// The most bytes a buffer of this device may hold and bind.
     buffer_limit: u64,
     /// Whether the device works in the host's memory and the pair kernel binds what the
@@ -329,7 +329,7 @@ impl Gpu {
         let gpu = Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
-            pairs: int64.then(|| pairs::pipeline(&device, WORKGROUP)),
+            pairs: int64.then(|| pairs::kernels(&device, WORKGROUP)),
             buffer_limit: limits
                 .max_buffer_size
                 .min(limits.max_storage_buffer_binding_size),
@@ -389,7 +389,7 @@ impl Gpu {
         PairQueue::new(pairs::Device {
             device: &self.device,
             queue: &self.queue,
-            pipeline: self
+            kernels: self
                 .pairs
                 .as_ref()
                 .expect("a GPU trusted with pairs has the kernel"),

@@ -1,17 +1,24 @@
-//! The quadrant engine's pair count on a GPU (`pairs.wgsl`): a batch of loaded sieves' lookup
-//! tables, reaches and the other side's dense words uploaded, one invocation per pattern (in
-//! turn, where they are more than the invocations), each pattern's clashes read back.
+//! The quadrant engine's pair count on a GPU: a batch of loaded sieves' lookup tables, or
+//! their slices, reaches and the other side's dense words uploaded; where it was sent
+//! slices, the GPU fills the tables (`tables.wgsl`); then an invocation a pattern of the
+//! other side (in turn, where they are more than the invocations) counts its clashes
+//! (`pairs.wgsl`), read back.
+//!
+//! What is sent is the device's: where it shares the host's memory the host's tables are
+//! bound as they lie (on lavapipe the filling, run by the driver's threads on the same
+//! cores, made `count 18` take 1.28 times as long), and over a bus the slices go, a sixth
+//! of the tables' bytes (the H200's hosts wrote about 900 GB of tables at N = 21).
 //!
 //! A thread's batches go through its [`PairQueue`]: [`SLOTS`] sets of buffers kept from
 //! batch to batch (grown when a batch needs more), one counting on the GPU while the thread
 //! builds the next batch in the other, so that no batch allocates memory or first touches
-//! its pages. A slot's uploads are mapped while it is not on the GPU: each sieve's tables are
-//! written straight into the batch's upload as it is added (one copy, where a batch of its
-//! own would take three), the word lists when the batch is sent.
+//! its pages. A slot's uploads are mapped while it is not on the GPU: each sieve's tables or
+//! slices are written straight into the batch's upload as it is added, the word lists when
+//! the batch is sent.
 
 use crate::gpu::batch::{PairBatch, WordParts};
 use crate::gpu::upload::entry;
-use crate::quadrant::{PairWork, DENSE_WORDS, SUBSET_BITS};
+use crate::quadrant::{Made, PairWork, DENSE_WORDS, SUBSET_BITS};
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use wgpu::BufferUsages as Use;
@@ -20,36 +27,49 @@ use wgpu::BufferUsages as Use;
 /// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
 
-/// The pair kernel's shader, its constants filled in.
-fn shader(workgroup: usize) -> String {
-    include_str!("pairs.wgsl")
+/// `source`, a shader of the pair count, its constants filled in.
+fn shader(source: &str, workgroup: usize) -> String {
+    source
         .replace("{WG}", &workgroup.to_string())
         .replace("{DENSE_WORDS}", &DENSE_WORDS.to_string())
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
 }
 
-/// The pair kernel compiled for `device`, `workgroup` invocations a workgroup.
-pub(super) fn pipeline(device: &wgpu::Device, workgroup: usize) -> wgpu::ComputePipeline {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("pairs.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(shader(workgroup).into()),
-    });
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("pairs"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    })
+/// The filling of the tables and the pair kernel.
+pub(super) struct Kernels {
+    tables: wgpu::ComputePipeline,
+    pairs: wgpu::ComputePipeline,
 }
 
-/// A device as the pair kernel takes it: its queue, the kernel, and the most workgroups a
+/// The pair count's kernels compiled for `device`, the pair kernel `workgroup` invocations a
+/// workgroup.
+pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
+    let pipeline = |label: &str, source: &str| {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(shader(source, workgroup).into()),
+        });
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    Kernels {
+        tables: pipeline("tables.wgsl", include_str!("tables.wgsl")),
+        pairs: pipeline("pairs.wgsl", include_str!("pairs.wgsl")),
+    }
+}
+
+/// A device as the pair count takes it: its queue, the kernels, and the most workgroups a
 /// dispatch runs.
 pub(super) struct Device<'a> {
     pub device: &'a wgpu::Device,
     pub queue: &'a wgpu::Queue,
-    pub pipeline: &'a wgpu::ComputePipeline,
+    pub kernels: &'a Kernels,
     pub most_workgroups: usize,
     /// Invocations per workgroup.
     pub workgroup: usize,
@@ -57,6 +77,18 @@ pub(super) struct Device<'a> {
     pub limit: u64,
     /// Whether the kernel may bind the buffers the host maps ([`Staged`]).
     pub shares_memory: bool,
+}
+
+impl Device<'_> {
+    /// What the host sends of a sieve: over a bus its slices, for the GPU to fill the
+    /// tables; where the GPU shares the host's memory (lavapipe: its threads are the
+    /// host's cores), the tables.
+    pub fn takes(&self) -> Made {
+        match self.shares_memory {
+            true => Made::Tables,
+            false => Made::Slices,
+        }
+    }
 }
 
 /// Which way a [`Staged`] buffer's bytes go.
@@ -116,10 +148,12 @@ impl Staged {
     }
 }
 
-/// One set of a dispatch's buffers: the tables, the word lists (at their [`WordParts`]),
-/// the kernel's parameters and its clashes.
+/// One set of a dispatch's buffers: the tables or slices sent, the tables the GPU fills
+/// (where it was sent slices), the word lists (at their [`WordParts`]), the kernels'
+/// parameters and the clashes.
 struct Slot {
-    tables: Staged,
+    upload: Staged,
+    filled: Option<wgpu::Buffer>,
     words: Staged,
     params: wgpu::Buffer,
     clashes: Staged,
@@ -136,25 +170,31 @@ fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Bu
 }
 
 impl Slot {
-    /// Buffers for batches of up to `tables` bytes of tables, `words` of word lists and
-    /// `patterns` patterns; the host's mapped where it writes them.
-    fn new(device: &Device, (tables, words, patterns): (u64, u64, u64)) -> Slot {
+    /// Buffers for batches of up to `upload` bytes sent (the others made when the batch is
+    /// sent); the host's mapped where it writes them.
+    fn new(device: &Device, upload: u64) -> Slot {
         Slot {
-            tables: Staged::new(device, "tables", tables, Way::ToGpu),
-            words: Staged::new(device, "pair words", words, Way::ToGpu),
+            upload: Staged::new(device, "pair upload", upload, Way::ToGpu),
+            filled: (device.takes() == Made::Slices)
+                .then(|| buffer(device.device, "tables", 0, Use::STORAGE)),
+            words: Staged::new(device, "pair words", 0, Way::ToGpu),
             params: buffer(
                 device.device,
                 "pair params",
                 16,
                 Use::UNIFORM | Use::COPY_DST,
             ),
-            clashes: Staged::new(device, "clashes", 4 * patterns, Way::FromGpu),
+            clashes: Staged::new(device, "clashes", 0, Way::FromGpu),
         }
     }
 
-    /// Makes room for `words` bytes of word lists and `patterns` patterns, keeping the
-    /// tables.
-    fn fit_words(&mut self, device: &Device, words: u64, patterns: u64) {
+    /// Makes room for `tables` bytes of tables (where the GPU fills them), `words` of word
+    /// lists and `patterns` patterns, keeping the upload.
+    fn fit(&mut self, device: &Device, (tables, words, patterns): (u64, u64, u64)) {
+        if let Some(filled) = self.filled.as_mut().filter(|f| f.size() < tables) {
+            let bytes = grown(tables, device.limit);
+            *filled = buffer(device.device, "tables", bytes, Use::STORAGE);
+        }
         if self.words.size() < words {
             let words = grown(words, device.limit);
             self.words = Staged::new(device, "pair words", words, Way::ToGpu);
@@ -199,15 +239,20 @@ impl<'a, T> PairQueue<'a, T> {
         }
     }
 
-    /// Bytes of tables the batch being built may hold (0 before [`PairQueue::begin`]).
-    pub fn table_room(&self) -> u64 {
-        self.filling.as_ref().map_or(0, |slot| slot.tables.size())
+    /// What the host sends the GPU of a sieve ([`Device::takes`]).
+    pub fn takes(&self) -> Made {
+        self.device.takes()
     }
 
-    /// Starts a batch (none being built, or one that holds nothing yet) whose tables may
-    /// hold `tables` bytes (within the device's limit): false when every slot is on the
-    /// GPU (then [`PairQueue::receive`] one first).
-    pub fn begin(&mut self, tables: u64) -> bool {
+    /// Bytes the batch being built may be sent (0 before [`PairQueue::begin`]).
+    pub fn upload_room(&self) -> u64 {
+        self.filling.as_ref().map_or(0, |slot| slot.upload.size())
+    }
+
+    /// Starts a batch (none being built, or one that holds nothing yet) that may be sent
+    /// `upload` bytes of tables or slices (within the device's limit): false when every
+    /// slot is on the GPU (then [`PairQueue::receive`] one first).
+    pub fn begin(&mut self, upload: u64) -> bool {
         if let Some(slot) = self.filling.take() {
             self.free.push(slot);
         }
@@ -216,36 +261,37 @@ impl<'a, T> PairQueue<'a, T> {
             return false;
         }
         let slot = match free {
-            Some(slot) if slot.tables.size() >= tables => slot,
+            Some(slot) if slot.upload.size() >= upload => slot,
             // none yet, or one too small: a new one in its place
-            _ => Slot::new(&self.device, (grown(tables, self.device.limit), 0, 0)),
+            _ => Slot::new(&self.device, grown(upload, self.device.limit)),
         };
         self.filling = Some(slot);
         true
     }
 
-    /// Writes `work`'s tables into the batch being built, `at` bytes from the start of its
-    /// tables (within [`PairQueue::table_room`]).
-    pub fn write_tables(&mut self, at: u64, work: &PairWork) -> Result<(), String> {
+    /// Writes `work`'s tables or slices (what the device takes) into the batch being
+    /// built, `at` bytes from the start of its upload (within [`PairQueue::upload_room`]).
+    pub fn write_upload(&mut self, at: u64, work: &PairWork) -> Result<(), String> {
         let slot = self.filling.as_ref().expect("a batch begun");
-        let range = slot.tables.host.slice(at..at + work.table_bytes());
+        let range = slot.upload.host.slice(at..at + work.upload_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         let (words, _) = view.slice(..).into_chunks::<8>();
-        words.write_iter(work.table_words().map(u64::to_le_bytes));
+        words.write_iter(work.upload_words().map(u64::to_le_bytes));
         Ok(())
     }
 
-    /// Sends the batch being built, `batch` (not empty, its tables written, its buffers
+    /// Sends the batch being built, `batch` (not empty, its upload written, its buffers
     /// within the device's limits), to be counted; `tag` comes back with its clashes.
     pub fn send(&mut self, batch: &PairBatch, tag: T) -> Result<(), String> {
         let gpu = &self.device;
         let mut slot = self.filling.take().expect("a batch begun");
         let parts = batch.word_parts();
         let patterns = batch.len();
-        slot.fit_words(gpu, parts.len(), patterns as u64);
+        slot.fit(gpu, (batch.table_bytes, parts.len(), patterns as u64));
         write_words(&slot, batch, &parts)?;
-        slot.tables.host.unmap();
-        let params = [patterns as u32, batch.lookups, 0, 0];
+        slot.upload.host.unmap();
+        let all_lookups = batch.all_lookups();
+        let params = [patterns as u32, batch.lookups, all_lookups as u32, 0];
         let params: Vec<u8> = params.iter().flat_map(|w| w.to_le_bytes()).collect();
         gpu.queue.write_buffer(&slot.params, 0, &params);
         let mut encoder = gpu
@@ -253,8 +299,7 @@ impl<'a, T> PairQueue<'a, T> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("pairs"),
             });
-        let tables = batch.table_bytes.next_multiple_of(4);
-        slot.tables.copy(&mut encoder, tables);
+        slot.upload.copy(&mut encoder, batch.upload_bytes);
         slot.words.copy(&mut encoder, parts.len());
         let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
             binding,
@@ -264,28 +309,50 @@ impl<'a, T> PairQueue<'a, T> {
                 size: std::num::NonZeroU64::new(at.end - at.start),
             }),
         };
-        let bind = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let kernels = gpu.kernels;
+        let filling = slot.filled.as_ref().map(|filled| {
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("tables"),
+                layout: &kernels.tables.get_bind_group_layout(0),
+                entries: &[
+                    entry(0, &slot.params),
+                    entry(1, slot.upload.bound()),
+                    entry(2, filled),
+                ],
+            })
+        });
+        let tables = slot.filled.as_ref().unwrap_or(slot.upload.bound());
+        let counting = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("pairs"),
-            layout: &gpu.pipeline.get_bind_group_layout(0),
+            layout: &kernels.pairs.get_bind_group_layout(0),
             entries: &[
                 entry(0, &slot.params),
-                entry(1, slot.tables.bound()),
+                entry(1, tables),
                 words(2, &parts.reach),
                 words(3, &parts.reach_at),
                 words(4, &parts.patterns),
                 entry(5, slot.clashes.bound()),
             ],
         });
-        {
+        // the filling (an invocation a word of a lookup's entries) in a pass before the
+        // pairs': a pass sees what the one before wrote
+        let fill = (8 * all_lookups as usize).div_ceil(gpu.workgroup);
+        let passes = (filling.iter())
+            .map(|bind| ("tables", &kernels.tables, bind, fill))
+            .chain([(
+                "pairs",
+                &kernels.pairs,
+                &counting,
+                patterns.div_ceil(gpu.workgroup),
+            )]);
+        for (label, pipeline, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("pairs"),
+                label: Some(label),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(gpu.pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            let workgroups = patterns
-                .div_ceil(gpu.workgroup)
-                .clamp(1, gpu.most_workgroups);
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind, &[]);
+            let workgroups = workgroups.clamp(1, gpu.most_workgroups);
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
         let bytes = 4 * patterns as u64;
@@ -295,8 +362,8 @@ impl<'a, T> PairQueue<'a, T> {
         for (buffer, range, mode) in [
             (&slot.clashes.host, 0..bytes, wgpu::MapMode::Read),
             (
-                &slot.tables.host,
-                0..slot.tables.size(),
+                &slot.upload.host,
+                0..slot.upload.size(),
                 wgpu::MapMode::Write,
             ),
             (&slot.words.host, 0..slot.words.size(), wgpu::MapMode::Write),

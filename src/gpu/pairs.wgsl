@@ -1,6 +1,6 @@
 // The quadrant engine's pair count (src/quadrant/sieve/offload.rs): for each pattern of the
 // other side, the stored patterns that share a diagonal with it in the blocks its signature
-// reaches. A block's lookup tables hold, for every subset of five of its seen diagonals, the
+// reaches. A block's lookup tables (filled by tables.wgsl before) hold, for every subset of five of its seen diagonals, the
 // 256-bit set of its patterns on one of them; a pattern's dense word picks one entry per
 // lookup, and the popcount of their OR is its clashes with the block. Each invocation takes
 // patterns `gid, gid + stride, ...` and writes each one's clashes (at most the stored
@@ -15,8 +15,9 @@ struct Params {
     // the most lookups of a sieve of the batch (at most 26: a dense word's 128 bits); a
     // pattern's dense word is 0 past its own sieve's
     lookups: u32,
-    unused0: u32,
-    unused1: u32,
+    // (tables.wgsl's)
+    all_lookups: u32,
+    unused: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

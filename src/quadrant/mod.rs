@@ -42,7 +42,7 @@ use sieve::Sieve;
 pub(crate) use sieve::{Counted, PairDevice};
 // what the GPU's pair count takes
 #[cfg(feature = "gpu")]
-pub(crate) use sieve::{PairWork, DENSE_WORDS, PATTERN_WORDS, SUBSET_BITS};
+pub(crate) use sieve::{Made, PairWork, DENSE_WORDS, ENTRY_BYTES, PATTERN_WORDS, SUBSET_BITS};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -289,18 +289,21 @@ impl Work {
                 }
                 if !sliced.is_empty() && !others.is_empty() {
                     // the sieve takes about 64 bytes a sliced pattern, hence the parts
-                    self.sieve
-                        .load(pairs, sliced, (others, shift))
-                        .map_err(short)?;
+                    let sieve = &mut self.sieve;
                     let disjoint = match device {
                         Some(device) => {
-                            self.sieve.count_disjoint_by(pairs, others, stop, device)?
+                            let takes = ((&others[..], shift), device.takes());
+                            let loaded = sieve.load_for_device(pairs, sliced, takes);
+                            loaded.map_err(short)?;
+                            sieve.count_disjoint_by(pairs, others, stop, device)?
                         }
-                        None => self
-                            .sieve
-                            .count_disjoint_on(pairs, others, stop)
-                            .map_err(short)?
-                            .map_or(Counted::Stopped, Counted::Now),
+                        None => {
+                            sieve.load(pairs, sliced, (others, shift)).map_err(short)?;
+                            let counted = sieve.count_disjoint_on(pairs, others, stop);
+                            counted
+                                .map_err(short)?
+                                .map_or(Counted::Stopped, Counted::Now)
+                        }
                     };
                     match disjoint {
                         Counted::Now(disjoint) => counted.disjoint += disjoint,

@@ -164,6 +164,28 @@ pub(super) const MOST_LOOKUPS: usize = MOST_DENSE_BITS.div_ceil(TABLE_BITS as us
 /// Entries of one lookup: every subset of `TABLE_BITS` diagonals.
 pub(super) const TABLE_ENTRIES: usize = 1 << TABLE_BITS;
 
+/// What [`Sieve::slice`] makes of a block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Made {
+    /// Its lookup tables, which the CPU's loops read (and a device that shares the host's
+    /// memory).
+    #[default]
+    Tables,
+    /// Its slices, a lookup's [`TABLE_BITS`] after another's (the padding's empty), which a
+    /// device fills into tables: a sixth of the tables' bytes over a bus.
+    Slices,
+}
+
+impl Made {
+    /// Entries (of 32 bytes) a lookup takes.
+    pub(super) fn per_lookup(self) -> usize {
+        match self {
+            Made::Tables => TABLE_ENTRIES,
+            Made::Slices => TABLE_BITS as usize,
+        }
+    }
+}
+
 /// One entry of a lookup table: a block's patterns on a subset of diagonals, 256 bits.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(32))]
@@ -226,6 +248,8 @@ pub struct Sieve {
     pub(super) blocks: usize,
     /// Lookups per block: `TABLE_BITS` seen diagonals each.
     pub(super) lookups: usize,
+    /// What `data` holds.
+    pub(super) made: Made,
     /// The stored diagonals, in their own coordinates.
     pub(super) main: u64,
     pub(super) anti: u64,
@@ -247,6 +271,9 @@ pub struct Sieve {
     /// Buffers: the stored patterns in signature order, their signatures, and where each
     /// signature's patterns start.
     pub(super) sorted: Vec<Pattern>,
+    /// The stored patterns, grouped, where a device fills the tables from slices
+    /// ([`Sieve::load_for_device`]): the CPU makes them from these where it declines.
+    pub(super) stored: Vec<Pattern>,
     pub(super) signatures: Vec<Signature>,
     pub(super) start: Vec<usize>,
     /// How the counting loop takes runs in batches where the blocks are many, and its
@@ -256,24 +283,34 @@ pub struct Sieve {
 }
 
 impl Sieve {
-    /// Bit-slices `patterns` into blocks, on the diagonals the other side sees (64 patterns
-    /// at a time by `transpose`, a [`transpose64`](super::portable::transpose64)), and fills each lookup's subsets.
+    /// Sizes the sieve for `len` stored patterns on the seen diagonals: its blocks and
+    /// lookups (what the reach and the tables are laid out by).
+    pub(super) fn size(&mut self, len: usize) {
+        self.len = len;
+        self.lookups = self.seen.bits().div_ceil(TABLE_BITS as usize);
+        self.blocks = len.div_ceil(BLOCK);
+    }
+
+    /// Bit-slices `patterns` (those it was sized for) into blocks, on the diagonals the
+    /// other side sees (64 patterns at a time by `transpose`, a
+    /// [`transpose64`](super::portable::transpose64)), and fills each lookup's subsets, or
+    /// leaves the slices for a device to fill them (`made`).
     #[inline(always)]
     pub(super) fn slice(
         &mut self,
         patterns: &[Pattern],
         transpose: impl Fn(&mut [u64; 64]) + Copy,
+        made: Made,
     ) -> Result<(), TryReserveError> {
         let (main, anti) = (self.main, self.anti);
-        self.len = patterns.len();
+        debug_assert_eq!(self.len, patterns.len(), "sized for these patterns");
         // each dense bit's stored diagonal, in the stored patterns' own coordinates (main
         // diagonal `d` at `d`, anti-diagonal `d` at `64 + d`; none for the padding): the
         // seen diagonals moved back (none falls off: each came from a stored diagonal)
         let seen = self.seen.bits();
         let source = self.seen.diagonals(self.others_shift);
-        self.lookups = seen.div_ceil(TABLE_BITS as usize);
-        self.blocks = patterns.len().div_ceil(BLOCK);
-        let stride = self.lookups * TABLE_ENTRIES;
+        self.made = made;
+        let stride = self.lookups * made.per_lookup();
         // every entry is written below: the buffer is only grown, never cleared
         let len = stride * self.blocks;
         self.data.make_room(len)?;
@@ -332,10 +369,19 @@ impl Sieve {
                     }
                 }
             }
+            let table = &mut self.data.as_mut_slice()[b * stride..][..stride];
+            if made == Made::Slices {
+                // the padding's past the seen diagonals' are empty
+                let padded = slices.iter().chain(std::iter::repeat(&[0; 4]));
+                table
+                    .iter_mut()
+                    .zip(padded)
+                    .for_each(|(to, &slice)| *to = Slice(slice));
+                continue;
+            }
             // each lookup's subsets, doubled a diagonal at a time: those holding diagonal
             // `bit` are those below `1 << bit` with its slice added (bounds known when
             // compiled, no branch: the loop by lowest bit took twice as long)
-            let table = &mut self.data.as_mut_slice()[b * stride..][..stride];
             for (l, lookup) in table.chunks_exact_mut(TABLE_ENTRIES).enumerate() {
                 lookup[0] = Slice::default();
                 for bit in 0..TABLE_BITS as usize {

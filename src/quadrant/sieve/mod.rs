@@ -39,10 +39,10 @@ pub(crate) mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-pub use layout::Sieve;
+pub use layout::{Made, Sieve};
 pub use offload::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
-pub use offload::{PairWork, DENSE_WORDS, PATTERN_WORDS, SUBSET_BITS};
+pub use offload::{PairWork, DENSE_WORDS, ENTRY_BYTES, PATTERN_WORDS, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
@@ -71,6 +71,53 @@ impl Sieve {
     /// like `others`, which `others_shift` moves where `patterns` are (the buffers are
     /// reused), laid out by the loops `pairs`; an error when the memory for them cannot be had.
     pub fn load(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        others: (&[Pattern], Shift),
+    ) -> Result<(), TryReserveError> {
+        self.group(pairs, patterns, others)?;
+        let sorted = std::mem::take(&mut self.sorted);
+        let grouped = if self.pivots.count == 0 {
+            patterns
+        } else {
+            &sorted
+        };
+        let sliced = self.slice_on(pairs, grouped, Made::Tables);
+        self.sorted = sorted;
+        sliced
+    }
+
+    /// [`Sieve::load`] for a device, making what it takes (`made`: the tables, or the
+    /// slices it fills them from); with slices, the grouped stored patterns are kept, for
+    /// the tables to be made on the CPU where the device declines
+    /// ([`Sieve::count_disjoint_by`]).
+    pub fn load_for_device(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        (others, made): ((&[Pattern], Shift), Made),
+    ) -> Result<(), TryReserveError> {
+        if made == Made::Tables {
+            return self.load(pairs, patterns, others);
+        }
+        self.group(pairs, patterns, others)?;
+        if self.pivots.count == 0 {
+            self.stored.clear();
+            self.stored.try_reserve(patterns.len())?;
+            self.stored.extend_from_slice(patterns);
+        } else {
+            std::mem::swap(&mut self.stored, &mut self.sorted);
+        }
+        let stored = std::mem::take(&mut self.stored);
+        let sliced = self.slice_on(pairs, &stored, made);
+        self.stored = stored;
+        sliced
+    }
+
+    /// [`Sieve::load`] up to the slicing: the pivots, the stored patterns grouped by them
+    /// (in `sorted`, where there are pivots), the seen diagonals, the sizes and the reach.
+    fn group(
         &mut self,
         pairs: PairKernel,
         patterns: &[Pattern],
@@ -111,15 +158,7 @@ impl Sieve {
         };
         (self.main, self.anti) = (union.main, union.anti);
         self.see_from_others();
-        let sorted = std::mem::take(&mut self.sorted);
-        let grouped = if self.pivots.count == 0 {
-            patterns
-        } else {
-            &sorted
-        };
-        let sliced = self.slice_on(pairs, grouped);
-        self.sorted = sorted;
-        sliced?;
+        self.size(patterns.len());
         let reach = self.index_reach(&start);
         self.start = start;
         reach
@@ -175,17 +214,22 @@ impl Sieve {
 
     /// [`Sieve::slice`] compiled for the loops `pairs` (the transposes and the subsets' ORs
     /// are vector code).
-    fn slice_on(&mut self, pairs: PairKernel, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+    fn slice_on(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        made: Made,
+    ) -> Result<(), TryReserveError> {
         match pairs {
-            PairKernel::Scalar => portable::slice(self, patterns),
+            PairKernel::Scalar => portable::slice(self, patterns, made),
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and
             // popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => unsafe { x86_64::avx2::slice(self, patterns) },
+            PairKernel::Avx2 => unsafe { x86_64::avx2::slice(self, patterns, made) },
             // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
             // and AVX-512 F, BW and VBMI, and GFNI.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2WithAvx512 => unsafe { x86_64::avx512::slice(self, patterns) },
+            PairKernel::Avx2WithAvx512 => unsafe { x86_64::avx512::slice(self, patterns, made) },
         }
     }
 

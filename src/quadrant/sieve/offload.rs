@@ -1,10 +1,12 @@
 //! A loaded sieve's pair count handed to another device (a GPU): the stored blocks' lookup
-//! tables as they lie, each signature's reach, and each pattern of the other side as its
-//! whole dense word ([`Seen`](super::layout::Seen)) and its signature. The device does what
+//! tables, or their slices (for each seen diagonal, its 256-bit set of the block's patterns)
+//! for the device to fill the tables (a sixth of the tables' bytes, where they cross a bus),
+//! each signature's reach, and each pattern of the other side as its whole dense word
+//! ([`Seen`](super::layout::Seen)) and its signature. The device does what
 //! [`count_pairs`](super::pairs::count_pairs) does: for each pattern and each block its
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
-use super::layout::{Gather, Sieve, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
+use super::layout::{Gather, Made, Sieve, Slice, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
 use super::pairs::Ordered;
 use crate::error::Error;
 use crate::quadrant::pair_kernel::PairKernel;
@@ -22,14 +24,22 @@ pub const DENSE_WORDS: usize = 4;
 /// Words of one pattern of the other side on a device: its dense word, then its signature.
 pub const PATTERN_WORDS: usize = DENSE_WORDS + 1;
 
+/// Bytes of one slice, and of one entry of the lookup tables (256 bits, a bit a pattern of
+/// a block).
+pub const ENTRY_BYTES: u64 = (ENTRY_WORDS * 8) as u64;
+
 /// What a device counts: the clashes of every pattern of the other side with the stored
 /// blocks its signature reaches. The disjoint pairs are `visited` less the clashes.
 pub struct PairWork<'a> {
-    sieve: &'a Sieve,
-    /// Lookups per block, each of [`TABLE_ENTRIES`] entries of 32 bytes (at most 26).
+    /// Lookups per block, each of [`TABLE_ENTRIES`] entries of [`ENTRY_BYTES`] once filled
+    /// (at most 26).
     pub lookups: u32,
+    /// Each block's tables, or its slices ([`SUBSET_BITS`] a lookup), as `made` says.
+    made: Made,
+    data: &'a [Slice],
     /// For signature `s`, the blocks it reaches at `reach[reach_at[s]..reach_at[s + 1]]`,
-    /// each as the index of its first entry.
+    /// each as the index of its first entry in the tables (block-major, then lookup, then
+    /// subset).
     pub reach: &'a [u32],
     pub reach_at: Vec<u32>,
     /// [`PATTERN_WORDS`] words for each pattern of the other side.
@@ -40,53 +50,71 @@ pub struct PairWork<'a> {
 }
 
 impl PairWork<'_> {
-    /// Bytes of the lookup tables.
+    /// Lookups of all the blocks.
+    fn all_lookups(&self) -> usize {
+        self.data.len() / self.made.per_lookup()
+    }
+
+    /// Bytes of the lookup tables (on the device).
     pub fn table_bytes(&self) -> u64 {
-        (self.table_entries() * ENTRY_WORDS * 8) as u64
+        (self.all_lookups() * TABLE_ENTRIES) as u64 * ENTRY_BYTES
     }
 
-    /// The lookup tables' words ([`PairWork::table_bytes`] in all), each entry's 256 bits
-    /// as four 64-bit words, in order.
-    pub fn table_words(&self) -> impl Iterator<Item = u64> + '_ {
-        let entries = &self.sieve.data.as_slice()[..self.table_entries()];
-        entries.iter().flat_map(|slice| slice.0)
+    /// Bytes of what the device is sent: the tables or the slices.
+    pub fn upload_bytes(&self) -> u64 {
+        self.data.len() as u64 * ENTRY_BYTES
     }
 
-    /// Pattern `i`'s clashes as the device counts them, worked out on the CPU from the same
-    /// tables: a spot check's answer.
+    /// What the device is sent ([`PairWork::upload_bytes`] in all), each entry's or
+    /// slice's 256 bits as four 64-bit words, in order.
+    pub fn upload_words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.data.iter().flat_map(|slice| slice.0)
+    }
+
+    /// Pattern `i`'s clashes as the device counts them, worked out on the CPU from what it
+    /// was sent: a spot check's answer (from slices, it checks the device's filling too).
     pub fn clashes_of(&self, i: usize) -> u32 {
         let words = &self.patterns[i * PATTERN_WORDS..][..PATTERN_WORDS];
         let dense =
             (words[..DENSE_WORDS].iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
         let signature = words[DENSE_WORDS] as usize;
         let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
-        let entries = self.sieve.data.as_slice();
-        let clashes_with = |block: u32| {
+        let lookups = self.lookups as usize;
+        let per_block = lookups * self.made.per_lookup();
+        let clashes_with = |first_entry: u32| {
+            let block = first_entry as usize / (lookups * TABLE_ENTRIES);
+            let data = &self.data[block * per_block..][..per_block];
             let mut clash = [0u64; ENTRY_WORDS];
-            for l in 0..self.lookups as usize {
-                let subset = (dense >> (l as u32 * SUBSET_BITS)) as usize & (TABLE_ENTRIES - 1);
-                if subset != 0 {
-                    let entry = &entries[block as usize + l * TABLE_ENTRIES + subset];
-                    clash.iter_mut().zip(entry.0).for_each(|(c, w)| *c |= w);
-                }
+            let mut add = |slice: &Slice| clash.iter_mut().zip(slice.0).for_each(|(c, w)| *c |= w);
+            match self.made {
+                Made::Tables => (0..lookups).for_each(|l| {
+                    let subset = (dense >> (l as u32 * SUBSET_BITS)) as usize & (TABLE_ENTRIES - 1);
+                    add(&data[l * TABLE_ENTRIES + subset]);
+                }),
+                Made::Slices => (data.iter().enumerate())
+                    .filter(|&(d, _)| dense >> d & 1 == 1)
+                    .for_each(|(_, slice)| add(slice)),
             }
             clash.iter().map(|w| w.count_ones()).sum::<u32>()
         };
-        self.reach[reach]
-            .iter()
-            .map(|&block| clashes_with(block))
-            .sum()
-    }
-
-    /// Entries (of 32 bytes) of the lookup tables.
-    fn table_entries(&self) -> usize {
-        self.sieve.blocks * self.sieve.lookups * TABLE_ENTRIES
+        self.reach[reach].iter().map(|&b| clashes_with(b)).sum()
     }
 
     /// The patterns of the other side.
     pub fn len(&self) -> usize {
         self.patterns.len() / PATTERN_WORDS
     }
+}
+
+/// Counts a loaded sieve's pairs on a device, or declines (a part it cannot hold, a device
+/// dropped, one busy while the CPU may count): the CPU's loops count them then.
+pub trait PairDevice {
+    /// What the device takes of a sieve: its tables, or its slices.
+    fn takes(&self) -> Made;
+
+    /// A ticket for the disjoint pairs of `work`, to be counted with others (a GPU's
+    /// batch), or `None` where the CPU counts them.
+    fn take(&self, work: &PairWork) -> Result<Option<u64>, Error>;
 }
 
 /// What a device made of a sieve's pairs.
@@ -100,21 +128,10 @@ pub enum Counted {
     Stopped,
 }
 
-/// Counts a loaded sieve's pairs: on a device, or (where the device chooses: a part it
-/// cannot hold, a device dropped) on the CPU's loops.
-pub trait PairDevice {
-    /// The disjoint pairs of `work`, or a ticket for them; `on_cpu` counts them on the CPU's
-    /// loops (`None` when the run was stopped first).
-    fn disjoint(
-        &self,
-        work: &PairWork,
-        on_cpu: &mut dyn FnMut() -> Option<u64>,
-    ) -> Result<Counted, Error>;
-}
-
 impl Sieve {
-    /// [`Sieve::count_disjoint_on`] with the pairs counted by `device`, the other side
-    /// ordered and written as [`PairWork`] for it (the CPU's loops `pairs` where it says).
+    /// [`Sieve::count_disjoint_on`] of a sieve loaded by [`Sieve::load_for_device`], with the
+    /// pairs counted by `device`, the other side ordered and written as [`PairWork`] for it;
+    /// where it declines, the tables are made here and the CPU's loops `pairs` count.
     pub fn count_disjoint_by(
         &mut self,
         pairs: PairKernel,
@@ -125,6 +142,7 @@ impl Sieve {
         let short = |_| crate::memory::memory_short("a unit's half-board patterns");
         if self.len == 0 || self.lookups == 0 || self.seen.bits() > DENSE_WORDS * 32 {
             // nothing a device needs to do (or a word it cannot hold): the CPU's loops
+            self.slice_stored(pairs).map_err(short)?;
             let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
@@ -134,18 +152,35 @@ impl Sieve {
             std::mem::take(&mut self.start),
         );
         let made = self.order(pairs, others, (&mut ordered, &mut signatures, &mut start));
+        let others = if self.pivots.count == 0 {
+            others
+        } else {
+            &ordered
+        };
         let counted = made.map_err(short).and_then(|()| {
-            let others = if self.pivots.count == 0 {
-                others
-            } else {
-                &ordered
-            };
-            let work = self.work(pairs, (others, &start));
-            let mut on_cpu = || self.count_ordered(pairs, (others, &start), stop);
-            device.disjoint(&work, &mut on_cpu)
+            match device.take(&self.work(pairs, (others, &start)))? {
+                Some(ticket) => Ok(Counted::Later(ticket)),
+                None => {
+                    self.slice_stored(pairs).map_err(short)?;
+                    let counted = self.count_ordered(pairs, (others, &start), stop);
+                    Ok(counted.map_or(Counted::Stopped, Counted::Now))
+                }
+            }
         });
         (self.sorted, self.signatures, self.start) = (ordered, signatures, start);
         counted
+    }
+
+    /// Makes the lookup tables, where [`Sieve::load_for_device`] made slices, from the
+    /// stored patterns it kept, on the CPU's loops `pairs`.
+    fn slice_stored(&mut self, pairs: PairKernel) -> Result<(), std::collections::TryReserveError> {
+        if self.made == Made::Tables {
+            return Ok(());
+        }
+        let stored = std::mem::take(&mut self.stored);
+        let sliced = self.slice_on(pairs, &stored, Made::Tables);
+        self.stored = stored;
+        sliced
     }
 
     /// [`Sieve::work`] with the seen diagonals of a pattern gathered by `gather`.
@@ -178,8 +213,9 @@ impl Sieve {
             }
         }
         PairWork {
-            sieve: self,
             lookups: self.lookups as u32,
+            made: self.made,
+            data: &self.data.as_slice()[..self.blocks * self.lookups * self.made.per_lookup()],
             reach: &self.reach,
             reach_at: self.reach_at.iter().map(|&at| at as u32).collect(),
             patterns,

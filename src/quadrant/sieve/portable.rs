@@ -2,7 +2,7 @@
 //! sieve's steps in plain Rust, and the layout, count and sort built of them.
 
 use super::batching::{RunOrder, RunReads};
-use super::layout::{sort_with, Gather, Sieve, SortBy, Sorted, MOST_LOOKUPS};
+use super::layout::{sort_with, Gather, Made, Sieve, SortBy, Sorted, MOST_LOOKUPS};
 use super::pairs::{count_body, fill_entries, Ordered};
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
@@ -10,8 +10,12 @@ use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
 
 /// [`Sieve::slice`] with the transposes by rounds of shifts.
-pub(super) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
-    sieve.slice(patterns, transpose64)
+pub(super) fn slice(
+    sieve: &mut Sieve,
+    patterns: &[Pattern],
+    made: Made,
+) -> Result<(), TryReserveError> {
+    sieve.slice(patterns, transpose64, made)
 }
 
 /// The counting loop ([`count_body`]) on the portable steps: diagonals gathered a lookup

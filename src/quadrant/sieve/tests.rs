@@ -1,6 +1,7 @@
 use super::*;
 use batching::{Batching, RunOrder, RunReads, RUN};
 use portable::{order_by_reads, transpose64};
+use std::cell::Cell;
 #[cfg(target_arch = "x86_64")]
 use x86_64::avx512::{order_by_reads_avx512, sign_all_avx512, transpose64_gfni};
 
@@ -312,5 +313,64 @@ fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: S
         }
     }
     sieve.batching = Batching::default();
+    // handed to a device as tables or as slices (the device filling the tables), or made
+    // into tables here when it declines
+    let never = AtomicBool::new(false);
+    for layout in PairKernel::available() {
+        for (takes, declines) in [
+            (Made::Tables, false),
+            (Made::Slices, false),
+            (Made::Slices, true),
+        ] {
+            let device = Model {
+                takes,
+                declines,
+                counted: Cell::new(None),
+            };
+            let loading = ((right, shift), device.takes);
+            sieve.load_for_device(layout, left, loading).unwrap();
+            let got = match sieve.count_disjoint_by(layout, right, &never, &device) {
+                Ok(Counted::Later(TICKET)) => device.counted.get(),
+                Ok(Counted::Now(disjoint)) => Some(disjoint),
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(
+                got,
+                Some(want),
+                "{layout:?} {device:?}, {a} x {b} {shift:?}"
+            );
+        }
+    }
     sieve
+        .load(PairKernel::best(), left, (right, shift))
+        .unwrap();
+    sieve
+}
+
+/// The ticket a [`Model`] gives.
+const TICKET: u64 = 7;
+
+/// A pair device on the CPU: it counts a sieve's pairs from the work it is handed (what a
+/// GPU is sent: the tables or the slices, the reaches, the other side's dense words), or
+/// declines each.
+#[derive(Debug)]
+struct Model {
+    takes: Made,
+    declines: bool,
+    counted: Cell<Option<u64>>,
+}
+
+impl PairDevice for Model {
+    fn takes(&self) -> Made {
+        self.takes
+    }
+
+    fn take(&self, work: &offload::PairWork) -> Result<Option<u64>, crate::error::Error> {
+        if self.declines {
+            return Ok(None);
+        }
+        let clashes: u64 = (0..work.len()).map(|i| u64::from(work.clashes_of(i))).sum();
+        self.counted.set(Some(work.visited - clashes));
+        Ok(Some(TICKET))
+    }
 }

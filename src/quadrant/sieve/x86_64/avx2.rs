@@ -9,7 +9,7 @@
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads};
-use crate::quadrant::sieve::layout::{sort_with, Gather, Sieve, SortBy, Sorted};
+use crate::quadrant::sieve::layout::{sort_with, Gather, Made, Sieve, SortBy, Sorted};
 use crate::quadrant::sieve::offload::PairWork;
 use crate::quadrant::sieve::pairs::{count_body, Ordered};
 use crate::quadrant::sieve::portable::{add_popcounts, fill_every, order_by_reads, transpose64};
@@ -18,9 +18,13 @@ use std::sync::atomic::AtomicBool;
 
 /// [`Sieve::slice`] compiled for AVX2.
 #[target_feature(enable = "avx2,bmi2,popcnt")]
-pub(crate) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+pub(crate) fn slice(
+    sieve: &mut Sieve,
+    patterns: &[Pattern],
+    made: Made,
+) -> Result<(), TryReserveError> {
     #[allow(clippy::redundant_closure)]
-    sieve.slice(patterns, |rows| transpose64(rows))
+    sieve.slice(patterns, |rows| transpose64(rows), made)
 }
 
 /// The counting loop ([`count_body`]) compiled for AVX2, BMI2 and popcnt, on the portable

@@ -6,7 +6,7 @@ use super::avx2::count_by_pext;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads, RUN};
-use crate::quadrant::sieve::layout::{sort_with, Gather, Sieve, SortBy, Sorted};
+use crate::quadrant::sieve::layout::{sort_with, Gather, Made, Sieve, SortBy, Sorted};
 use crate::quadrant::sieve::layout::{TABLE_BITS, TABLE_ENTRIES};
 use crate::quadrant::sieve::pairs::{Ordered, SLICE_BYTES};
 use std::collections::TryReserveError;
@@ -15,9 +15,13 @@ use std::sync::atomic::AtomicBool;
 /// [`Sieve::slice`] compiled for AVX2, its transposes by GFNI on AVX-512: paired against
 /// the AVX2 slicing on Zen 5, `count 18 -t 1` took 0.95 times as long.
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512vbmi,gfni")]
-pub(crate) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+pub(crate) fn slice(
+    sieve: &mut Sieve,
+    patterns: &[Pattern],
+    made: Made,
+) -> Result<(), TryReserveError> {
     // SAFETY: compiled for them.
-    sieve.slice(patterns, |rows| unsafe { transpose64_gfni(rows) })
+    sieve.slice(patterns, |rows| unsafe { transpose64_gfni(rows) }, made)
 }
 
 /// The AVX2 counting loop with the popcounts taken by `vpopcntq` (AVX-512 VPOPCNTDQ on
