@@ -27,9 +27,11 @@ use wgpu::BufferUsages as Use;
 /// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
 
-/// `source`, a shader of the pair count, its constants filled in.
+/// `source`, a shader of the pair count, after the parameters both take, its constants
+/// filled in.
 fn shader(source: &str, workgroup: usize) -> String {
-    source
+    [include_str!("pair_params.wgsl"), source]
+        .concat()
         .replace("{WG}", &workgroup.to_string())
         .replace("{DENSE_WORDS}", &DENSE_WORDS.to_string())
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())

@@ -10,17 +10,7 @@
 // driver that runs the lanes of a vector one load at a time (lavapipe) then makes half the
 // loads it makes of eight 32-bit words; one load of 32 bytes either way on a GPU's memory.
 
-struct Params {
-    patterns: u32,
-    // the most lookups of a sieve of the batch (at most 26: a dense word's 128 bits); a
-    // pattern's dense word is 0 past its own sieve's
-    lookups: u32,
-    // (tables.wgsl's)
-    all_lookups: u32,
-    unused: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
+// (`params`: pair_params.wgsl)
 // entry `e` of the block whose first entry is `b`: tables[b + e]
 @group(0) @binding(1) var<storage, read> tables: array<vec4<u64>>;
 @group(0) @binding(2) var<storage, read> reach: array<u32>;

@@ -4,15 +4,7 @@
 // lookup instead of its 32 entries (a sixth of the bytes over the bus) and leaves the
 // filling to the GPU. An invocation fills one 32-bit word of every entry of a lookup.
 
-struct Params {
-    patterns: u32,
-    lookups: u32,
-    // the lookups of every block of the batch
-    all_lookups: u32,
-    unused: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
+// (`params`: pair_params.wgsl)
 // lookup `l`'s slices, a bit a pattern of its block: slices[ENTRY_WORDS (SUBSET_BITS l + b)..]
 @group(0) @binding(1) var<storage, read> slices: array<u32>;
 // lookup `l`'s entry `s`: tables[ENTRY_WORDS (ENTRIES l + s)..][..ENTRY_WORDS]

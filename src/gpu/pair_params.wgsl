@@ -1,0 +1,15 @@
+// The parameters of a batch's dispatches (src/gpu/pairs.rs), one buffer for both of its
+// kernels: tables.wgsl and pairs.wgsl are each compiled after this.
+
+struct Params {
+    // patterns of the other side
+    patterns: u32,
+    // the most lookups of a sieve of the batch (at most 26: a dense word's 128 bits); a
+    // pattern's dense word is 0 past its own sieve's
+    lookups: u32,
+    // the lookups of every block of the batch (the tables to fill)
+    all_lookups: u32,
+    unused: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
