@@ -505,6 +505,15 @@ mod tests {
         Workers::new(2, false).unwrap()
     }
 
+    /// The test GPU as a discrete one works (lavapipe binds what the host maps and is sent
+    /// tables): opened without mapped primary buffers, its batches go through copies and
+    /// it fills the tables from the slices it is sent.
+    fn copying_gpus() -> Option<[Arc<Gpu>; 1]> {
+        let gpu = crate::gpu::test_gpu_without(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)?;
+        assert_eq!(gpu.pair_queue::<()>().takes(), Made::Slices);
+        Some([Arc::new(gpu)])
+    }
+
     fn on_gpus(gpus: &[Arc<Gpu>], plan: &Plan, trial: Trial) -> QuadrantOnGpus {
         QuadrantOnGpus {
             gpus: gpus.to_vec(),
@@ -550,13 +559,9 @@ mod tests {
 
     #[test]
     fn a_gpu_that_copies_its_buffers_and_fills_its_tables_counts_alike() {
-        // lavapipe binds what the host maps and is sent tables; a discrete GPU's batches go
-        // through copies, and it fills the tables from the slices it is sent
-        let without = wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
-        let Some(gpu) = crate::gpu::test_gpu_without(without) else {
+        let Some(gpus) = copying_gpus() else {
             return;
         };
-        let gpus = [Arc::new(gpu)];
         let plan = Plan::new(15, EngineChoice::Quadrant, None, None).unwrap();
         let ids: Vec<usize> = (0..plan.len()).collect();
         let gpu = on_gpus(&gpus, &plan, Trial::default());
@@ -594,6 +599,20 @@ mod tests {
         let Some(gpus) = gpus() else {
             return;
         };
+        random_units_of_19_to_23_agree(&gpus);
+    }
+
+    #[test]
+    fn random_units_of_19_to_23_count_alike_on_a_gpu_sent_slices() {
+        // the widest dense words and the most lookups, filled on the GPU
+        let Some(gpus) = copying_gpus() else {
+            return;
+        };
+        random_units_of_19_to_23_agree(&gpus);
+    }
+
+    /// The GPU's counts of three random units of each N = 19..23 are the CPU's.
+    fn random_units_of_19_to_23_agree(gpus: &[Arc<Gpu>]) {
         let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
         for n in 19..=23 {
             let plan = Plan::new(n, EngineChoice::Quadrant, None, None).unwrap();
@@ -610,7 +629,7 @@ mod tests {
             let budget = Budget::asked(u64::MAX);
             let prepared = layout.prepare(budget, ids.len(), (&Workers::this_thread(), 2), &never);
             prepared.unwrap().unwrap();
-            let gpu = on_gpus(&gpus, &plan, Trial::default());
+            let gpu = on_gpus(gpus, &plan, Trial::default());
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu, "n = {n}, units {ids:?}");
