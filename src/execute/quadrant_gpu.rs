@@ -1,13 +1,14 @@
 //! The quadrant engine on GPUs: CPU threads take units one at a time, as on the CPU, and
-//! build each unit's halves and group its sieves; the slicing and the pair count of each
-//! loaded sieve go to the thread's GPU. A thread gathers its sieves in a batch
-//! ([`PairBatch`]) and sends it once it holds [`BATCH_LANES`] patterns a lane of the GPU or
-//! its next sieve does not fit its room (at most [`BATCH_BYTES`] of stored words and of
-//! tables), and when it has no unit left; it builds the next batch while the GPU counts (its
-//! [`PairQueue`] holds two), and a unit is handed in once the batches holding its sieves are
-//! counted. With `share`, a thread whose two batches are both on the GPU slices and counts
-//! its sieve on the CPU instead; a sieve larger than the GPU binds is counted on the CPU and
-//! said (`gpu_given_up`).
+//! build each unit's halves and sieves; the pair count of each loaded sieve goes to the
+//! thread's GPU (over a bus with the filling of its tables from the slices it is sent). A
+//! thread gathers its sieves in a batch ([`PairBatch`]) and sends it once it holds
+//! [`BATCH_LANES`] patterns a lane of the GPU or its next sieve does not fit its room (at
+//! most [`BATCH_BYTES`] sent and as many of tables), and when it has no unit left; it builds
+//! the next batch while the GPU counts (its [`PairQueue`] holds two), and a unit is handed in
+//! once the batches holding its sieves are counted. With `share`, a thread whose two batches
+//! are both on the GPU counts its sieve on the CPU instead (making its tables there, if it
+//! was sliced for the GPU); a sieve larger than the GPU binds is counted on the CPU and said
+//! (`gpu_given_up`).
 //!
 //! The plan, its units and their results are the CPU's: a unit's count does not say which
 //! device counted its pairs, so shards, checkpoints and `merge` take it as any other.
@@ -37,16 +38,16 @@ use std::sync::{Arc, Mutex};
 /// invocations a dispatch runs, 4,096 on lavapipe, 262,144 on an H100).
 const BATCH_LANES: usize = 4;
 
-/// Bytes of lookup tables, and of stored dense words, a batch holds at most (a sieve of
-/// N = 24 alone takes more: it goes alone); a thread's batches are given room by the last
-/// one's stored words, growing to this. A thread's queue holds two batches, each with its
-/// tables on the GPU and its stored words in an upload buffer and on the GPU (a third of
-/// the tables' bytes at 12 lookups a block): 16 threads keep about 1.7 GiB of them.
+/// Bytes of lookup tables, and of what is sent (the tables, or their slices), a batch holds
+/// at most (a sieve of N = 24 alone takes more: it goes alone); a thread's batches are given
+/// room by the last one's upload, growing to this. A thread's queue holds two batches, each
+/// in an upload buffer and, over a bus, on the GPU with the tables it fills (the slices are
+/// 5/32 of their bytes): 16 threads keep about 1.3 GiB of them there, 1 GiB on lavapipe.
 const BATCH_BYTES: u64 = 32 << 20;
 
 /// Patterns between two spot checks: besides each sieve's first, every 4096th pattern a
-/// thread sends is worked out again on the CPU (its reached blocks' stored patterns, one
-/// at a time, not the tables the GPU makes): about 1/4000 of the GPU's pair tests.
+/// thread sends is worked out again on the CPU from what the GPU was sent (its reached
+/// blocks' tables, or their slices): about 1/4000 of the GPU's work.
 const SPOT_EVERY: u64 = 4096;
 
 /// The board of the pair kernel's known-answer check, before a GPU counts a unit: its 462
@@ -178,7 +179,7 @@ struct Feed<'a> {
     counted: RefCell<HashMap<u64, Option<u64>>>,
     /// Patterns it batched (what its spot checks are spaced by).
     batched: Cell<u64>,
-    /// Bytes of slices of the last batch it sent (what the next is given room for).
+    /// Bytes sent of the last batch it sent (what the next is given room for).
     last_upload: Cell<u64>,
     /// Whether a batch was counted since its units were last handed in.
     received: Cell<bool>,

@@ -1,11 +1,12 @@
 //! Sieves gathered for one dispatch of the filling and pair kernels (`tables.wgsl`,
-//! `pairs.wgsl`): their slices one after another (so the tables filled from them lie one
-//! sieve's after another's), their reaches moved past the earlier sieves' tables, their
-//! signatures past the earlier sieves' signatures, and each pattern's words (its dense word,
-//! then its signature in the batch). Many small sieves then cost one dispatch (N = 17 has 54,779 of
-//! a few thousand patterns each), and the kernel never needs to know where one ends: it reads
-//! as many lookups as the batch's sieve with the most (a pattern's dense word is 0 past its
-//! own sieve's, and an empty subset reads nothing), the same count in every lane.
+//! `pairs.wgsl`): their tables or slices one after another (so the tables, sent or filled,
+//! lie one sieve's after another's), their reaches moved past the earlier sieves' tables,
+//! their signatures past the earlier sieves' signatures, and each pattern's words (its dense
+//! word, then its signature in the batch). Many small sieves then cost one dispatch (N = 17
+//! has 54,779 of a few thousand patterns each), and the kernel never needs to know where one
+//! ends: it reads as many lookups as the batch's sieve with the most (a pattern's dense word
+//! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
+//! lane.
 
 use crate::quadrant::{PairWork, DENSE_WORDS, ENTRY_BYTES, PATTERN_WORDS, SUBSET_BITS};
 use std::ops::Range;
@@ -24,13 +25,13 @@ pub struct Sieved {
     pub ticket: u64,
 }
 
-/// Sieves gathered for one dispatch (their slices go straight to the GPU's upload:
+/// Sieves gathered for one dispatch (their tables or slices go straight to the GPU's upload:
 /// [`PairQueue`](super::PairQueue)).
 #[derive(Debug, Default)]
 pub struct PairBatch {
     /// Bytes of the sieves' lookup tables, one after another, as the GPU makes them.
     pub table_bytes: u64,
-    /// Bytes of the sieves' slices, one after another.
+    /// Bytes of the sieves' tables or slices (what the GPU takes), one after another.
     pub upload_bytes: u64,
     /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
@@ -77,7 +78,7 @@ impl WordParts {
 
 impl PairBatch {
     /// Adds `work`'s sieve, under `ticket`, with its patterns `spots` spot-checked; its
-    /// slices lie at [`PairBatch::upload_bytes`] as it was.
+    /// tables or slices lie at [`PairBatch::upload_bytes`] as it was.
     pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
         self.table_bytes += work.table_bytes();

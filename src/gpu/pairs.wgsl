@@ -1,10 +1,11 @@
 // The quadrant engine's pair count (src/quadrant/sieve/offload.rs): for each pattern of the
 // other side, the stored patterns that share a diagonal with it in the blocks its signature
-// reaches. A block's lookup tables (filled by tables.wgsl before) hold, for every subset of five of its seen diagonals, the
-// 256-bit set of its patterns on one of them; a pattern's dense word picks one entry per
-// lookup, and the popcount of their OR is its clashes with the block. Each invocation takes
-// patterns `gid, gid + stride, ...` and writes each one's clashes (at most the stored
-// patterns, 2^23: no 32-bit count wraps; the host adds them up in 64 bits).
+// reaches. A block's lookup tables (sent, or filled by tables.wgsl before) hold, for every
+// subset of five of its seen diagonals, the 256-bit set of its patterns on one of them; a
+// pattern's dense word picks one entry per lookup, and the popcount of their OR is its
+// clashes with the block. Each invocation takes patterns `gid, gid + stride, ...` and
+// writes each one's clashes (at most the stored patterns, 2^23: no 32-bit count wraps; the
+// host adds them up in 64 bits).
 //
 // An entry is read as four 64-bit words (the adapter's 64-bit integers, SHADER_INT64): a
 // driver that runs the lanes of a vector one load at a time (lavapipe) then makes half the
