@@ -114,6 +114,9 @@ pub struct Trial {
     pub most_bytes: Option<u64>,
     /// Where the run's dispatches so far are written when a thread drops the GPUs.
     pub dropped_after: Option<&'static AtomicU64>,
+    /// Whether every sieve's words are sent wide (else narrow where they fit, as on every
+    /// board a test counts).
+    pub wide_words: bool,
 }
 
 #[cfg(test)]
@@ -190,6 +193,11 @@ impl PairDevice for Feed<'_> {
         self.queue.borrow().takes()
     }
 
+    #[cfg(test)]
+    fn takes_narrow_words(&self) -> bool {
+        !self.shared.trial.wide_words
+    }
+
     fn take(&self, work: &PairWork) -> Result<Option<u64>, Error> {
         let shared = self.shared;
         if shared.dropped.load(Ordering::Relaxed) {
@@ -205,6 +213,7 @@ impl PairDevice for Feed<'_> {
         let fits = {
             let batch = self.batch.borrow();
             !batch.is_empty()
+                && batch.takes_words_of(work)
                 && batch.upload_bytes + work.upload_bytes() <= self.queue.borrow().upload_room()
                 && batch.table_bytes + work.table_bytes() <= BATCH_BYTES
                 && batch.largest_with(work) <= limit
@@ -565,12 +574,20 @@ mod tests {
         };
         let plan = Plan::new(15, EngineChoice::Quadrant, None, None).unwrap();
         let ids: Vec<usize> = (0..plan.len()).collect();
-        let gpu = on_gpus(&gpus, &plan, Trial::default());
-        let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
-        assert!(executed.gpu_dispatches > 0, "{executed:?}");
-        assert_eq!(on_gpu, count_ids(&on_cpu(&plan), &plan, &ids).0);
-        // the GPU's counts were used: no spot check disagreed
-        assert!(gpu.facts().notes.is_empty(), "{:?}", gpu.facts().notes);
+        let cpu = count_ids(&on_cpu(&plan), &plan, &ids).0;
+        // the other side's words narrow (as every board below 24 has them) and wide
+        for wide_words in [false, true] {
+            let trial = Trial {
+                wide_words,
+                ..Trial::default()
+            };
+            let gpu = on_gpus(&gpus, &plan, trial);
+            let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
+            assert!(executed.gpu_dispatches > 0, "{executed:?}");
+            assert_eq!(on_gpu, cpu, "wide words: {wide_words}");
+            // the GPU's counts were used: no spot check disagreed
+            assert!(gpu.facts().notes.is_empty(), "{:?}", gpu.facts().notes);
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use crate::quadrant::{PairWork, DENSE_WORDS, ENTRY_BYTES, PATTERN_WORDS, SUBSET_BITS};
+use crate::quadrant::{PairWork, ENTRY_BYTES, SUBSET_BITS};
 use std::ops::Range;
 
 /// Where each word list of a batch starts in its upload: a multiple of every device's
@@ -35,11 +35,13 @@ pub struct PairBatch {
     pub upload_bytes: u64,
     /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
-    /// For each signature of the batch, where its reach starts and ends in `reach`.
+    /// For each signature of the batch, where its reach starts and ends in `reach`, and its
+    /// head ([`PairWork::heads`]; 0 for wide words).
     pub reach_at: Vec<u32>,
-    /// [`PATTERN_WORDS`] words for each pattern (its dense word, then its signature in the
-    /// batch).
+    /// `pattern_words` words for each pattern (its words as [`PairWork`] has them, its
+    /// signature the batch's): every sieve of a batch has them narrow, or every one wide.
     pub patterns: Vec<u32>,
+    pub pattern_words: usize,
     /// The most lookups of a sieve of the batch.
     pub lookups: u32,
     pub sieves: Vec<Sieved>,
@@ -86,17 +88,19 @@ impl PairBatch {
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
-        let signature_base = (self.reach_at.len() / 2) as u32;
-        for bounds in work.reach_at.windows(2) {
-            self.reach_at
-                .extend([reach_base + bounds[0], reach_base + bounds[1]]);
+        let signature_base = (self.reach_at.len() / 3) as u32;
+        for (s, bounds) in work.reach_at.windows(2).enumerate() {
+            let head = work.heads.get(s).copied().unwrap_or(0);
+            (self.reach_at).extend([reach_base + bounds[0], reach_base + bounds[1], head]);
         }
         let first = self.len();
+        debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
+        self.pattern_words = work.pattern_words;
         self.lookups = self.lookups.max(work.lookups);
-        for words in work.patterns.chunks_exact(PATTERN_WORDS) {
-            let signature = signature_base + words[DENSE_WORDS];
-            self.patterns.extend_from_slice(&words[..DENSE_WORDS]);
-            self.patterns.push(signature);
+        for words in work.patterns.chunks_exact(work.pattern_words) {
+            let (bits, signature) = words.split_at(work.pattern_words - 1);
+            self.patterns.extend_from_slice(bits);
+            self.patterns.push(signature_base + signature[0]);
         }
         (self.checks).extend(spots.map(|i| (first + i, work.clashes_of(i))));
         self.sieves.push(Sieved {
@@ -109,7 +113,15 @@ impl PairBatch {
 
     /// Patterns in the batch.
     pub fn len(&self) -> usize {
-        self.patterns.len() / PATTERN_WORDS
+        self.patterns
+            .len()
+            .checked_div(self.pattern_words)
+            .unwrap_or(0)
+    }
+
+    /// Whether `work`'s words are the batch's kind (narrow or wide), or the batch is empty.
+    pub fn takes_words_of(&self, work: &PairWork) -> bool {
+        self.is_empty() || self.pattern_words == work.pattern_words
     }
 
     pub fn is_empty(&self) -> bool {
@@ -132,7 +144,7 @@ impl PairBatch {
         let words = WordParts::of(
             self.patterns.len() + work.patterns.len(),
             self.reach.len() + work.reach.len(),
-            self.reach_at.len() + 2 * work.reach_at.len(),
+            self.reach_at.len() + 3 * work.reach_at.len(),
         );
         tables.max(words.len())
     }
@@ -144,6 +156,7 @@ impl PairBatch {
         self.reach.clear();
         self.reach_at.clear();
         self.patterns.clear();
+        self.pattern_words = 0;
         self.sieves.clear();
         self.checks.clear();
         self.lookups = 0;

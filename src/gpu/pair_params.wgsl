@@ -9,7 +9,8 @@ struct Params {
     lookups: u32,
     // the lookups of every block of the batch (the tables to fill)
     all_lookups: u32,
-    unused: u32,
+    // words a pattern of the other side takes: NARROW_WORDS or DENSE_WORDS + 1
+    pattern_words: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

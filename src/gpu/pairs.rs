@@ -18,7 +18,7 @@
 
 use crate::gpu::batch::{PairBatch, WordParts};
 use crate::gpu::upload::entry;
-use crate::quadrant::{Made, PairWork, DENSE_WORDS, SUBSET_BITS};
+use crate::quadrant::{Made, PairWork, DENSE_WORDS, NARROW_WORDS, SUBSET_BITS};
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use wgpu::BufferUsages as Use;
@@ -34,6 +34,7 @@ fn shader(source: &str, workgroup: usize) -> String {
         .concat()
         .replace("{WG}", &workgroup.to_string())
         .replace("{DENSE_WORDS}", &DENSE_WORDS.to_string())
+        .replace("{NARROW_WORDS}", &NARROW_WORDS.to_string())
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
 }
 
@@ -293,7 +294,8 @@ impl<'a, T> PairQueue<'a, T> {
         write_words(&slot, batch, &parts)?;
         slot.upload.host.unmap();
         let all_lookups = batch.all_lookups();
-        let params = [patterns as u32, batch.lookups, all_lookups as u32, 0];
+        let words = batch.pattern_words as u32;
+        let params = [patterns as u32, batch.lookups, all_lookups as u32, words];
         let params: Vec<u8> = params.iter().flat_map(|w| w.to_le_bytes()).collect();
         gpu.queue.write_buffer(&slot.params, 0, &params);
         let mut encoder = gpu

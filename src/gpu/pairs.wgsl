@@ -15,16 +15,18 @@
 // entry `e` of the block whose first entry is `b`: tables[b + e]
 @group(0) @binding(1) var<storage, read> tables: array<vec4<u64>>;
 @group(0) @binding(2) var<storage, read> reach: array<u32>;
-// signature `s`'s reach: reach[reach_at[2 s]..reach_at[2 s + 1]]
+// signature `s`'s reach: reach[reach_at[3 s]..reach_at[3 s + 1]]; its head at
+// reach_at[3 s + 2]: its pivots' dense bits, and at bit 16 where a narrow word's rest starts
 @group(0) @binding(3) var<storage, read> reach_at: array<u32>;
-// per pattern: its dense word in DENSE_WORDS words, then its signature (a batch holds many
-// sieves: src/gpu/batch.rs)
+// per pattern (a batch holds many sieves: src/gpu/batch.rs), its signature last, before it
+// its dense word in DENSE_WORDS words, or its bits past the pivots in two (NARROW_WORDS in
+// all: its pivots' bits are its signature's head)
 @group(0) @binding(4) var<storage, read> patterns: array<u32>;
 @group(0) @binding(5) var<storage, read_write> clashes: array<u32>;
 
 const WG: u32 = {WG}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
-const PATTERN_WORDS: u32 = DENSE_WORDS + 1u;
+const NARROW_WORDS: u32 = {NARROW_WORDS}u;
 const SUBSET_BITS: u32 = {SUBSET_BITS}u;
 const ENTRIES: u32 = 1u << SUBSET_BITS;
 
@@ -45,10 +47,19 @@ fn main(
 ) {
     let stride = groups.x * WG;
     for (var i = gid.x; i < params.patterns; i += stride) {
-        let at = i * PATTERN_WORDS;
-        let low = u64(patterns[at]) | (u64(patterns[at + 1u]) << 32u);
-        let high = u64(patterns[at + 2u]) | (u64(patterns[at + 3u]) << 32u);
-        let signature = patterns[at + DENSE_WORDS];
+        let at = i * params.pattern_words;
+        let signature = patterns[at + params.pattern_words - 1u];
+        var low = u64(patterns[at]) | (u64(patterns[at + 1u]) << 32u);
+        var high = 0lu;
+        if params.pattern_words == NARROW_WORDS {
+            // the rest moved past the pivots, which are the signature's
+            let head = reach_at[3u * signature + 2u];
+            let rest_at = head >> 16u;
+            high = select(0lu, low >> (64u - rest_at), rest_at != 0u);
+            low = u64(head & 0xFFFFu) | (low << rest_at);
+        } else {
+            high = u64(patterns[at + 2u]) | (u64(patterns[at + 3u]) << 32u);
+        }
         // the lookups whose subset is not empty, once a pattern: a block then costs a step
         // per entry read, not per lookup (0.93 of the time on lavapipe; about 6 of 10
         // lookups read one at N = 18). The entries themselves are worked out again for each
@@ -59,7 +70,7 @@ fn main(
             picks |= select(0u, 1u << l, subset_of(low, high, l) != 0u);
         }
         var count = 0u;
-        for (var r = reach_at[2u * signature]; r < reach_at[2u * signature + 1u]; r++) {
+        for (var r = reach_at[3u * signature]; r < reach_at[3u * signature + 1u]; r++) {
             let block = reach[r];
             var clash = vec4<u64>(0lu);
             var left = picks;

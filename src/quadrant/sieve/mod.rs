@@ -42,7 +42,7 @@ mod x86_64;
 pub use layout::{Made, Sieve};
 pub use offload::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
-pub use offload::{PairWork, DENSE_WORDS, ENTRY_BYTES, PATTERN_WORDS, SUBSET_BITS};
+pub use offload::{PairWork, DENSE_WORDS, ENTRY_BYTES, NARROW_WORDS, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};

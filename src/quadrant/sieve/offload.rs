@@ -2,7 +2,8 @@
 //! tables, or their slices (for each seen diagonal, its 256-bit set of the block's patterns)
 //! for the device to fill the tables (a sixth of the tables' bytes, where they cross a bus),
 //! each signature's reach, and each pattern of the other side as its whole dense word
-//! ([`Seen`](super::layout::Seen)) and its signature. The device does what
+//! ([`Seen`](super::layout::Seen)) and its signature (its bits past the pivots where they
+//! fit 64, the pivots' being its signature's). The device does what
 //! [`count_pairs`](super::pairs::count_pairs) does: for each pattern and each block its
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
@@ -21,8 +22,17 @@ pub const SUBSET_BITS: u32 = TABLE_BITS;
 /// lookups add at most 15 bits); a sieve whose word is longer is counted on the CPU.
 pub const DENSE_WORDS: usize = 4;
 
-/// Words of one pattern of the other side on a device: its dense word, then its signature.
-pub const PATTERN_WORDS: usize = DENSE_WORDS + 1;
+/// Words of one pattern of the other side on a device where the seen diagonals other than
+/// the pivots are more than 64: its dense word, then its signature.
+pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
+
+/// Words of one pattern of the other side on a device where the seen diagonals other than
+/// the pivots are at most 64: its bits on them, then its signature (its pivots' bits are
+/// its signature's: [`PairWork::heads`]); 12 bytes where a wide one takes 20.
+pub const NARROW_WORDS: usize = 3;
+
+/// Where a signature's head ([`PairWork::heads`]) puts the bit the rest's start at.
+const REST_AT: u32 = 16;
 
 /// Bytes of one slice, and of one entry of the lookup tables (256 bits, a bit a pattern of
 /// a block).
@@ -42,8 +52,13 @@ pub struct PairWork<'a> {
     /// subset).
     pub reach: &'a [u32],
     pub reach_at: Vec<u32>,
-    /// [`PATTERN_WORDS`] words for each pattern of the other side.
+    /// [`NARROW_WORDS`] or [`WIDE_WORDS`] (`pattern_words`) for each pattern of the other
+    /// side.
     pub patterns: Vec<u32>,
+    pub pattern_words: usize,
+    /// For each signature of narrow words: its pivots' dense bits, and at bit [`REST_AT`]
+    /// where the rest's start in a dense word (0 for wide words).
+    pub heads: Vec<u32>,
     /// The pairs the reaches visit (the stored patterns of the reached blocks, summed over
     /// the other side's patterns).
     pub visited: u64,
@@ -74,10 +89,7 @@ impl PairWork<'_> {
     /// Pattern `i`'s clashes as the device counts them, worked out on the CPU from what it
     /// was sent: a spot check's answer (from slices, it checks the device's filling too).
     pub fn clashes_of(&self, i: usize) -> u32 {
-        let words = &self.patterns[i * PATTERN_WORDS..][..PATTERN_WORDS];
-        let dense =
-            (words[..DENSE_WORDS].iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
-        let signature = words[DENSE_WORDS] as usize;
+        let (dense, signature) = self.dense_of(i);
         let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
         let lookups = self.lookups as usize;
         let per_block = lookups * self.made.per_lookup();
@@ -100,9 +112,39 @@ impl PairWork<'_> {
         self.reach[reach].iter().map(|&b| clashes_with(b)).sum()
     }
 
+    /// Pattern `i`'s dense word and signature, read from its words as the device reads them.
+    fn dense_of(&self, i: usize) -> (u128, usize) {
+        let words = &self.patterns[i * self.pattern_words..][..self.pattern_words];
+        let (bits, signature) = words.split_at(self.pattern_words - 1);
+        let bits = (bits.iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
+        let signature = signature[0] as usize;
+        let dense = match self.pattern_words {
+            NARROW_WORDS => {
+                let head = self.heads[signature];
+                u128::from(head & ((1 << REST_AT) - 1)) | bits << (head >> REST_AT)
+            }
+            _ => bits,
+        };
+        (dense, signature)
+    }
+
     /// The patterns of the other side.
     pub fn len(&self) -> usize {
-        self.patterns.len() / PATTERN_WORDS
+        self.patterns.len() / self.pattern_words
+    }
+
+    /// Rewrites narrow words as wide ones (the same dense words).
+    #[cfg(test)]
+    fn widen(&mut self) {
+        let patterns = (0..self.len()).flat_map(|i| {
+            let (dense, signature) = self.dense_of(i);
+            (0..DENSE_WORDS)
+                .map(move |w| (dense >> (32 * w)) as u32)
+                .chain([signature as u32])
+        });
+        self.patterns = patterns.collect();
+        self.pattern_words = WIDE_WORDS;
+        self.heads.clear();
     }
 }
 
@@ -111,6 +153,14 @@ impl PairWork<'_> {
 pub trait PairDevice {
     /// What the device takes of a sieve: its tables, or its slices.
     fn takes(&self) -> Made;
+
+    /// Whether the device is sent narrow words where they fit: tests send some only wide
+    /// words, to run a device's wide path on the small boards they count, whose words are
+    /// narrow.
+    #[cfg(test)]
+    fn takes_narrow_words(&self) -> bool {
+        true
+    }
 
     /// A ticket for the disjoint pairs of `work`, to be counted with others (a GPU's
     /// batch), or `None` where the CPU counts them.
@@ -158,7 +208,13 @@ impl Sieve {
             &ordered
         };
         let counted = made.map_err(short).and_then(|()| {
-            match device.take(&self.work(pairs, (others, &start)))? {
+            #[cfg_attr(not(test), allow(unused_mut))]
+            let mut work = self.work(pairs, (others, &start));
+            #[cfg(test)]
+            if !device.takes_narrow_words() {
+                work.widen();
+            }
+            match device.take(&work)? {
                 Some(ticket) => Ok(Counted::Later(ticket)),
                 None => {
                     self.slice_stored(pairs).map_err(short)?;
@@ -193,16 +249,31 @@ impl Sieve {
         let seen = &self.seen;
         let pivot_bits = seen.pivot_bits() as u32;
         let records = self.reads_records();
-        let mut patterns = Vec::with_capacity(others.len() * PATTERN_WORDS);
+        // (a pivot lookup's bits, at most 15, and the rest's start fit a head)
+        let narrow = seen.rest.len() <= 64;
+        let pattern_words = if narrow { NARROW_WORDS } else { WIDE_WORDS };
+        let mut patterns = Vec::with_capacity(others.len() * pattern_words);
+        let mut heads = Vec::with_capacity(if narrow { start.len() } else { 0 });
         let mut visited = 0u64;
         for (group, bounds) in start.windows(2).enumerate() {
             let run = &others[bounds[0]..bounds[1]];
             visited += self.covered[group] * run.len() as u64;
-            let pivots = u128::from(seen.signature.gathered_of(group as Signature));
+            let gathered = seen.signature.gathered_of(group as Signature);
+            if narrow {
+                heads.push(gathered as u32 | pivot_bits << REST_AT);
+                for &p in run {
+                    // the rest's bits: a record's, or gathered here (no pivots)
+                    let rest = match records {
+                        true => p.main,
+                        false => seen.rest.word(gather(&seen.rest, p)),
+                    };
+                    patterns.extend([rest as u32, (rest >> 32) as u32, group as u32]);
+                }
+                continue;
+            }
+            // (wide: never records)
             for &p in run {
-                let dense = if records {
-                    pivots | u128::from(p.main) << pivot_bits
-                } else {
+                let dense = {
                     let (main, anti) = gather(&seen.rest, p);
                     let rest = u128::from(main) | u128::from(anti) << seen.rest.main_count;
                     let (main, anti) = gather(&seen.pivots, p);
@@ -219,6 +290,8 @@ impl Sieve {
             reach: &self.reach,
             reach_at: self.reach_at.iter().map(|&at| at as u32).collect(),
             patterns,
+            pattern_words,
+            heads,
             visited,
         }
     }
