@@ -27,6 +27,8 @@
 const WG: u32 = {WG}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
 const NARROW_WORDS: u32 = {NARROW_WORDS}u;
+// (a wide word is read as two 64-bit halves below)
+const_assert DENSE_WORDS == 4u;
 const SUBSET_BITS: u32 = {SUBSET_BITS}u;
 const ENTRIES: u32 = 1u << SUBSET_BITS;
 

@@ -14,6 +14,8 @@ const WG: u32 = {WG}u;
 const ENTRY_WORDS: u32 = 8u;
 const SUBSET_BITS: u32 = {SUBSET_BITS}u;
 const ENTRIES: u32 = 1u << SUBSET_BITS;
+// (a lookup's slices are read one by one below)
+const_assert SUBSET_BITS == 5u;
 
 @compute @workgroup_size(WG)
 fn main(
