@@ -33,18 +33,49 @@ pub(super) enum Table<P> {
     OnDemand(RowSets<P>),
 }
 
-/// One row set of a [`Table`], held while a half is built from it.
+/// One row set of a [`Table`], held while a half is built from it: borrowed from the whole
+/// table (or a thread's [`Kept`]), or lent by the recent ones built on demand.
 enum Held<'a, P> {
-    Whole(&'a RowSet<P>),
+    Borrowed(&'a RowSet<P>),
     Lent(Lent<P>),
 }
 
 impl<P> Held<'_, P> {
     fn set(&self) -> &RowSet<P> {
         match self {
-            Held::Whole(set) => set,
+            Held::Borrowed(set) => set,
             Held::Lent(lent) => lent.set(),
         }
+    }
+}
+
+/// A south row set without the placements on the diagonals of a middle column's queen,
+/// kept from unit to unit by a thread: units in id order mostly share their south rows
+/// and middle row. Only on odd boards: there about half the pairs the join would try hold
+/// such a placement, and filtering each unit's row sets again cost as much as it saved.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// What `set` is: the region, its rows, and the diagonals avoided.
+    key: Option<(Region, u64, Pattern)>,
+    set: RowSet<Pattern>,
+}
+
+impl Kept {
+    /// The placements of `table` on `rows` that share no diagonal with `avoid`.
+    fn of(
+        &mut self,
+        table: &Table<Pattern>,
+        rows: u64,
+        avoid: Pattern,
+    ) -> Result<&RowSet<Pattern>, TryReserveError> {
+        let key = Some((table.region(), rows, avoid));
+        if self.key != key {
+            self.key = None;
+            let all = table.row_set(rows)?;
+            self.set = all.set().disjoint_from(table.region(), avoid)?;
+            self.key = key;
+        }
+        Ok(&self.set)
     }
 }
 
@@ -60,7 +91,7 @@ impl<P: Stored> Table<P> {
     /// memory for a row set built now cannot be had.
     fn row_set(&self, rows: u64) -> Result<Held<'_, P>, TryReserveError> {
         Ok(match self {
-            Table::Whole(quarter) => Held::Whole(quarter.row_set(rows)),
+            Table::Whole(quarter) => Held::Borrowed(quarter.row_set(rows)),
             Table::OnDemand(sets) => Held::Lent(sets.get(rows)?),
         })
     }
@@ -70,24 +101,31 @@ impl Halves {
     /// The patterns of the half of an `n`×`n` board with queens on `rows` and on every west
     /// column, none on a diagonal of `avoid`, on the loop `pairs` (the east half is built
     /// there too, moved west), to be had a part at a time ([`Parts::fill`]); an error when
-    /// the memory for a row set or a searched half cannot be had.
-    pub(super) fn parts(
-        &self,
+    /// the memory for a row set or a searched half cannot be had. On odd boards its south
+    /// placements come from `kept`, made anew only where the last unit's do not serve.
+    pub(super) fn parts<'a>(
+        &'a self,
         n: usize,
-        rows: u64,
-        avoid: Pattern,
+        (rows, avoid): (u64, Pattern),
         pairs: PairKernel,
-    ) -> Result<Parts<'_>, TryReserveError> {
+        kept: &'a mut Kept,
+    ) -> Result<Parts<'a>, TryReserveError> {
         let source = match self {
             Halves::Tables { north, south } => {
                 let region = north.region();
                 let north_rows = rows & region.row_mask();
                 let width = region.cols as u32;
                 let mut cells = subsets(width, north_rows.count_ones());
+                let south_rows = rows & !north_rows;
+                let lower = if avoid == Pattern::default() {
+                    south.row_set(south_rows)?
+                } else {
+                    Held::Borrowed(kept.of(south, south_rows, avoid)?)
+                };
                 Source::Tables {
                     region,
                     upper: north.row_set(north_rows)?,
-                    lower: south.row_set(rows & !north_rows)?,
+                    lower,
                     cell: cells.next(),
                     cells,
                     all: (1usize << width) - 1,
@@ -312,15 +350,17 @@ mod tests {
                 (Pattern::default(), 0)
             };
             let mut longest_half = 0;
+            // one for every half, as a thread's: a half's rows and middle row change its key
+            let mut kept = Kept::default();
             let row_sets = subsets(n as u32, h as u32).filter(|rows| rows & middle == 0);
             for rows in row_sets.step_by(37).take(6) {
                 for halves in [&tables, &searched] {
                     let mut all = Vec::new();
-                    let mut one = halves.parts(n, rows, avoid, pairs).unwrap();
+                    let mut one = halves.parts(n, (rows, avoid), pairs, &mut kept).unwrap();
                     assert!(!one.fill(&mut all, usize::MAX).unwrap());
                     longest_half = longest_half.max(all.len());
                     for most in [1, 7, 100] {
-                        let mut parts = halves.parts(n, rows, avoid, pairs).unwrap();
+                        let mut parts = halves.parts(n, (rows, avoid), pairs, &mut kept).unwrap();
                         let mut joined = Vec::new();
                         loop {
                             let mut part = Vec::new();

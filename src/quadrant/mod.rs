@@ -35,7 +35,7 @@ use crate::kernel::{Chosen, Start, Tally};
 use crate::memory::{Budget, Bytes};
 use crate::parallel::{lock, Workers};
 use cache::{Books, RowSets};
-use half::{Halves, Table};
+use half::{Halves, Kept, Table};
 use pattern::{Packed, Pattern, Region, Shift, Stored};
 use quarter::Quarter;
 use sieve::Sieve;
@@ -183,6 +183,8 @@ struct Work {
     east: Vec<Pattern>,
     west: Vec<Pattern>,
     sieve: Sieve,
+    /// The south placements the last unit's east and west halves could hold.
+    kept: [Kept; 2],
 }
 
 /// A unit's count of disjoint pairs and the patterns of its two halves.
@@ -243,11 +245,12 @@ impl Work {
         };
         let east_rows = u64::from(unit.east_rows);
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
+        let [kept_east, kept_west] = &mut self.kept;
         // a half's parts are dropped once it is built: its row sets go back to the
         // tables' recent ones, which may let them go
         let mut east = Some(
             halves
-                .parts(n, east_rows, east_avoid, pairs)
+                .parts(n, (east_rows, east_avoid), pairs, kept_east)
                 .map_err(short)?,
         );
         let mut counted = Pairs::default();
@@ -262,7 +265,7 @@ impl Work {
             // the west half again for each part of the east one: a join costs far less
             // than the pairs it is counted against
             let mut west_parts = halves
-                .parts(n, free_rows & !east_rows, avoid, pairs)
+                .parts(n, (free_rows & !east_rows, avoid), pairs, kept_west)
                 .map_err(short)?;
             self.west.clear();
             let mut west = west_parts

@@ -103,11 +103,16 @@ pub(crate) struct Packed {
 /// How a region's placements are stored: as board patterns, or packed.
 pub(crate) trait Stored: Copy + Default + Send + Sync {
     fn store(region: Region, p: Pattern) -> Self;
+    /// The board pattern of a placement of `region` stored so.
+    fn board(self, region: Region) -> Pattern;
 }
 
 impl Stored for Pattern {
     fn store(_: Region, p: Pattern) -> Pattern {
         p
+    }
+    fn board(self, _: Region) -> Pattern {
+        self
     }
 }
 
@@ -120,6 +125,9 @@ impl Stored for Packed {
         };
         debug_assert_eq!(packed.unpack(region), p, "{region:?} fits 32 diagonals");
         packed
+    }
+    fn board(self, region: Region) -> Pattern {
+        self.unpack(region)
     }
 }
 

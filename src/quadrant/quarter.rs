@@ -126,6 +126,33 @@ impl<P: Stored> RowSet<P> {
     }
 }
 
+impl<P: Stored> RowSet<P> {
+    /// The placements of this row set of `region` that share no diagonal with `avoid`, by
+    /// the same columns and in the same order; an error when the memory cannot be had.
+    pub(crate) fn disjoint_from(
+        &self,
+        region: Region,
+        avoid: Pattern,
+    ) -> Result<RowSet<P>, TryReserveError> {
+        let mut offsets = Vec::new();
+        offsets.try_reserve_exact(self.offsets.len())?;
+        let mut patterns = filled(P::default(), self.patterns.len())?;
+        offsets.extend(self.offsets.first());
+        // every placement is written and the end moves past the free ones: a branch on
+        // whether one is free mispredicts half the time
+        let mut end = 0;
+        for cell in self.offsets.windows(2) {
+            for &p in &self.patterns[cell[0] as usize..cell[1] as usize] {
+                patterns[end] = p;
+                end += usize::from(p.board(region).disjoint(avoid));
+            }
+            offsets.push(end as u32);
+        }
+        patterns.truncate(end);
+        Ok(RowSet { offsets, patterns })
+    }
+}
+
 /// `len` copies of `value`, or an error when the memory cannot be had.
 pub(crate) fn filled<T: Clone>(value: T, len: usize) -> Result<Vec<T>, TryReserveError> {
     let mut v = Vec::new();
