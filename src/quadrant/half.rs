@@ -61,18 +61,18 @@ pub(super) struct Kept {
 }
 
 impl Kept {
-    /// The placements of `table` on `rows` that share no diagonal with `avoid`.
+    /// The placements of `table` on `rows` that share no diagonal with `avoid`, filtered
+    /// on the loop `pairs` where the last ones do not serve.
     fn of(
         &mut self,
         table: &Table<Pattern>,
-        rows: u64,
-        avoid: Pattern,
+        (rows, avoid): (u64, Pattern),
+        pairs: PairKernel,
     ) -> Result<&RowSet<Pattern>, TryReserveError> {
         let key = Some((table.region(), rows, avoid));
         if self.key != key {
             self.key = None;
-            let all = table.row_set(rows)?;
-            self.set = all.set().disjoint_from(table.region(), avoid)?;
+            self.set = table.row_set(rows)?.set().disjoint_from(avoid, pairs)?;
             self.key = key;
         }
         Ok(&self.set)
@@ -120,7 +120,7 @@ impl Halves {
                 let lower = if avoid == Pattern::default() {
                     south.row_set(south_rows)?
                 } else {
-                    Held::Borrowed(kept.of(south, south_rows, avoid)?)
+                    Held::Borrowed(kept.of(south, (south_rows, avoid), pairs)?)
                 };
                 Source::Tables {
                     region,

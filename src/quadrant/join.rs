@@ -3,6 +3,7 @@
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern, Region, Stored};
+use std::collections::TryReserveError;
 use std::mem::MaybeUninit;
 
 /// The quarter placements of one cell: north ones packed in their region (unpacked once
@@ -18,7 +19,7 @@ pub fn pair_up(
     (region, cells): (Region, &[Cell]),
     avoid: Pattern,
     out: &mut Vec<Pattern>,
-) -> Result<(), std::collections::TryReserveError> {
+) -> Result<(), TryReserveError> {
     // candidates are written unconditionally into room for every pair, never zeroed first
     let pairs_in = |&(upper, lower): &Cell| upper.len() * lower.len();
     let room: usize = cells.iter().map(pairs_in).sum();
@@ -39,6 +40,102 @@ pub fn pair_up(
     // SAFETY: the loops wrote `room[..kept]`, which lies within the capacity reserved above.
     unsafe { out.set_len(out.len() + kept) };
     Ok(())
+}
+
+/// The patterns of a row set's cells: cell `c`'s at `offsets[c]..offsets[c + 1]` of the
+/// patterns.
+pub type Cells<'a, P> = (&'a [u32], &'a [P]);
+
+/// Appends to `kept` the patterns of each cell of `cells` that share no diagonal with
+/// `avoid`, and to `kept_offsets` where each cell's start and end fall there, on the loop
+/// `pairs`.
+pub fn keep_disjoint(
+    pairs: PairKernel,
+    cells: Cells<Pattern>,
+    avoid: Pattern,
+    (kept_offsets, kept): (&mut Vec<u32>, &mut Vec<Pattern>),
+) -> Result<(), TryReserveError> {
+    kept_offsets.try_reserve(cells.0.len())?;
+    kept.try_reserve(cells.1.len())?;
+    let base = kept.len();
+    let room = &mut kept.spare_capacity_mut()[..cells.1.len()];
+    let out = (room, base, &mut *kept_offsets);
+    let end = match pairs {
+        // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has AVX-512 F
+        // and VL.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2WithAvx512 => unsafe { keep_disjoint_avx512(cells, avoid, out) },
+        _ => each_kept_cell(cells, out, |from, to| keep_disjoint_body(from, avoid, to)),
+    };
+    // SAFETY: the loops wrote `room[..end]`, which lies within the capacity reserved above.
+    unsafe { kept.set_len(base + end) };
+    Ok(())
+}
+
+/// Runs `keep` on each cell of `cells` with the room past what the cells before it kept,
+/// pushing where each ends (past `base`); how many they kept in all.
+#[inline(always)]
+fn each_kept_cell(
+    (offsets, patterns): Cells<Pattern>,
+    (room, base, ends): (&mut [MaybeUninit<Pattern>], usize, &mut Vec<u32>),
+    mut keep: impl FnMut(&[Pattern], &mut [MaybeUninit<Pattern>]) -> usize,
+) -> usize {
+    ends.extend(offsets.first().map(|_| base as u32));
+    let mut end = 0;
+    for cell in offsets.windows(2) {
+        end += keep(
+            &patterns[cell[0] as usize..cell[1] as usize],
+            &mut room[end..],
+        );
+        ends.push((base + end) as u32);
+    }
+    end
+}
+
+/// Writes at the front of `to` (as long as `from`) the patterns of `from` that share no
+/// diagonal with `avoid`; how many.
+#[inline(always)]
+fn keep_disjoint_body(from: &[Pattern], avoid: Pattern, to: &mut [MaybeUninit<Pattern>]) -> usize {
+    // every pattern is written and the end moves past the free ones: a branch on whether
+    // one is free mispredicts half the time
+    let to = &mut to[..from.len()];
+    let mut kept = 0;
+    for &q in from {
+        to[kept].write(q);
+        kept += usize::from(q.disjoint(avoid));
+    }
+    kept
+}
+
+/// [`keep_disjoint_body`] on each cell four patterns at a time: one `vptestmq` tests them,
+/// and `vpcompressq` packs the kept ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512vl")]
+fn keep_disjoint_avx512(
+    cells: Cells<Pattern>,
+    avoid: Pattern,
+    out: (&mut [MaybeUninit<Pattern>], usize, &mut Vec<u32>),
+) -> usize {
+    use std::arch::x86_64::*;
+    let none = _mm512_setzero_si512();
+    let avoid_v = _mm512_broadcast_i32x4(_mm_set_epi64x(avoid.anti as i64, avoid.main as i64));
+    each_kept_cell(cells, out, |from, to| {
+        assert!(to.len() >= from.len(), "room for every pattern");
+        let fours = from.len() / 4;
+        let mut kept = 0;
+        // SAFETY: `Pattern` is `repr(C)`, two u64: four are one unaligned 512-bit load. Each
+        // store of four at `kept` (at most `4 i`) ends at most at `from.len()`, within `to`
+        // (asserted above); the rest one at a time, after them. The instructions are the
+        // CPU's (compiled for them).
+        unsafe {
+            let (src, dst) = (from.as_ptr(), to.as_mut_ptr());
+            for i in 0..fours {
+                let q = _mm512_loadu_si512(src.add(4 * i).cast());
+                kept += keep_four(q, (none, avoid_v), dst.add(kept));
+            }
+        }
+        kept + keep_disjoint_body(&from[4 * fours..], avoid, &mut to[kept..])
+    })
 }
 
 /// Runs `join` on each cell with the room past what the cells before it kept; how many
@@ -343,6 +440,64 @@ fn pair_up_body(
 mod tests {
     use super::*;
     use crate::quadrant::pattern::Stored;
+
+    /// Cells of random sparse patterns (empty ones, ones shorter than a vector and longer),
+    /// kept by each loop as by a plain filter, cell by cell, after what was kept before.
+    #[test]
+    fn keeps_the_disjoint_patterns_of_each_cell() {
+        let mut next =
+            crate::quadrant::sieve::tests::random_patterns(0x9E37_79B9_7F4A_7C15, |x| Pattern {
+                main: x & x >> 13 & 0xFF_FFFF,
+                anti: x >> 26 & x >> 39 & 0xFF_FFFF,
+            });
+        let sizes = [0, 3, 0, 0, 17, 1, 4, 64, 9];
+        let mut offsets = vec![0u32];
+        for size in sizes {
+            offsets.push(offsets.last().unwrap() + size);
+        }
+        let patterns: Vec<Pattern> = (0..offsets[sizes.len()]).map(|_| next()).collect();
+        // a queen's two diagonals, as the middle column's queen
+        let avoid = Pattern {
+            main: 1 << 9,
+            anti: 1 << 14,
+        };
+        let cell = |c: usize| &patterns[offsets[c] as usize..offsets[c + 1] as usize];
+        let before = next();
+        let want: Vec<Vec<Pattern>> = (0..sizes.len())
+            .map(|c| {
+                cell(c)
+                    .iter()
+                    .copied()
+                    .filter(|q| q.disjoint(avoid))
+                    .collect()
+            })
+            .collect();
+        let kept_in_all: usize = want.iter().map(Vec::len).sum();
+        assert!(
+            kept_in_all > 10 && kept_in_all < patterns.len(),
+            "{kept_in_all}"
+        );
+        for kernel in PairKernel::available() {
+            let (mut kept_offsets, mut kept) = (vec![7], vec![before]);
+            keep_disjoint(
+                kernel,
+                (&offsets, &patterns),
+                avoid,
+                (&mut kept_offsets, &mut kept),
+            )
+            .unwrap();
+            assert_eq!((kept_offsets[0], kept[0]), (7, before), "{kernel:?}");
+            assert_eq!(kept_offsets.len(), offsets.len() + 1, "{kernel:?}");
+            for (c, want) in want.iter().enumerate() {
+                let (from, to) = (kept_offsets[c + 1], kept_offsets[c + 2]);
+                assert_eq!(
+                    &kept[from as usize..to as usize],
+                    want,
+                    "{kernel:?}, cell {c}"
+                );
+            }
+        }
+    }
 
     /// Random sparse patterns, paired up by each loop and by a plain filter: cells with
     /// more south patterns than north placements and fewer (which the AVX-512 loop takes

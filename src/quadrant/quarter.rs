@@ -11,6 +11,8 @@
 //! `n - n / 2` columns, so its patterns come out in the west's coordinates (see
 //! [`super::pattern::Shift`]) and one table per quarter shape serves both halves.
 
+use super::join::keep_disjoint;
+use super::pair_kernel::PairKernel;
 use super::pattern::{Pattern, Region, Stored};
 use crate::error::Error;
 use crate::memory::memory_short;
@@ -126,30 +128,19 @@ impl<P: Stored> RowSet<P> {
     }
 }
 
-impl<P: Stored> RowSet<P> {
-    /// The placements of this row set of `region` that share no diagonal with `avoid`, by
-    /// the same columns and in the same order; an error when the memory cannot be had.
+impl RowSet<Pattern> {
+    /// The placements of this row set that share no diagonal with `avoid`, by the same
+    /// columns and in the same order, filtered on the loop `pairs`; an error when the memory
+    /// cannot be had.
     pub(crate) fn disjoint_from(
         &self,
-        region: Region,
         avoid: Pattern,
-    ) -> Result<RowSet<P>, TryReserveError> {
-        let mut offsets = Vec::new();
-        offsets.try_reserve_exact(self.offsets.len())?;
-        let mut patterns = filled(P::default(), self.patterns.len())?;
-        offsets.extend(self.offsets.first());
-        // every placement is written and the end moves past the free ones: a branch on
-        // whether one is free mispredicts half the time
-        let mut end = 0;
-        for cell in self.offsets.windows(2) {
-            for &p in &self.patterns[cell[0] as usize..cell[1] as usize] {
-                patterns[end] = p;
-                end += usize::from(p.board(region).disjoint(avoid));
-            }
-            offsets.push(end as u32);
-        }
-        patterns.truncate(end);
-        Ok(RowSet { offsets, patterns })
+        pairs: PairKernel,
+    ) -> Result<RowSet<Pattern>, TryReserveError> {
+        let mut kept = RowSet::default();
+        let cells = (&self.offsets[..], &self.patterns[..]);
+        keep_disjoint(pairs, cells, avoid, (&mut kept.offsets, &mut kept.patterns))?;
+        Ok(kept)
     }
 }
 
