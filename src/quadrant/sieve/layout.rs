@@ -268,6 +268,8 @@ pub struct Sieve {
     pub(super) reach: Vec<u32>,
     pub(super) reach_at: Vec<usize>,
     pub(super) covered: Vec<u64>,
+    /// A buffer of the reach: for a set of pivots, the blocks holding a group within it.
+    pub(super) within: Vec<u64>,
     /// Buffers: the stored patterns in signature order, their signatures, and where each
     /// signature's patterns start.
     pub(super) sorted: Vec<Pattern>,
@@ -398,17 +400,65 @@ impl Sieve {
     }
 
     /// For every signature, the blocks worth visiting: those holding a compatible group
-    /// (group `g` is `start[g]..start[g + 1]` of the stored patterns). The compatible groups
-    /// come in increasing order, so their blocks do too.
+    /// (group `g` is `start[g]..start[g + 1]` of the stored patterns), in increasing order.
     pub(super) fn index_reach(&mut self, start: &[usize]) -> Result<(), TryReserveError> {
         let groups = 1usize << self.pivots.count;
-        let stride = self.lookups * TABLE_ENTRIES;
         self.reach.clear();
         self.reach_at.clear();
         self.covered.clear();
         self.reach_at.try_reserve(groups + 1)?;
         self.covered.try_reserve(groups)?;
         self.reach_at.push(0);
+        if self.blocks <= 64 {
+            self.reach_by_subsets(start)
+        } else {
+            self.reach_by_walks(start)
+        }
+    }
+
+    /// [`Sieve::index_reach`] for at most 64 blocks, a block a bit: for every set of pivots,
+    /// the blocks holding a group within it (each group's blocks ORed into its supersets, a
+    /// pivot at a time: `count × 2^count` ORs); a signature reaches those of the pivots it
+    /// leaves free. Walking each signature's compatible groups takes `3^count` steps.
+    fn reach_by_subsets(&mut self, start: &[usize]) -> Result<(), TryReserveError> {
+        let groups = 1usize << self.pivots.count;
+        let within = &mut self.within;
+        within.clear();
+        within.try_reserve(groups)?;
+        within.extend(start.windows(2).map(|group| match *group {
+            [from, to] if from < to => {
+                let (first, last) = (from / BLOCK, (to - 1) / BLOCK);
+                (u64::MAX >> (63 - last)) & (u64::MAX << first)
+            }
+            _ => 0,
+        }));
+        for pivot in 0..self.pivots.count {
+            for set in 0..groups {
+                if set >> pivot & 1 != 0 {
+                    within[set] |= within[set ^ 1 << pivot];
+                }
+            }
+        }
+        let stride = self.lookups * TABLE_ENTRIES;
+        for s in 0..groups {
+            let blocks = within[!s & (groups - 1)];
+            self.reach.try_reserve(blocks.count_ones() as usize)?;
+            let mut covered = 0;
+            for_each_bit(blocks, |b| {
+                self.reach.push((b * stride) as u32);
+                covered += (self.len - b * BLOCK).min(BLOCK) as u64;
+            });
+            self.reach_at.push(self.reach.len());
+            self.covered.push(covered);
+        }
+        Ok(())
+    }
+
+    /// [`Sieve::index_reach`] by walking each signature's compatible groups, which come in
+    /// increasing order, so their blocks do too.
+    pub(super) fn reach_by_walks(&mut self, start: &[usize]) -> Result<(), TryReserveError> {
+        let groups = 1usize << self.pivots.count;
+        let stride = self.lookups * TABLE_ENTRIES;
         for s in 0..groups {
             let mut covered = 0;
             // room for every block, so the pushes below never allocate

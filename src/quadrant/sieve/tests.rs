@@ -374,3 +374,34 @@ impl PairDevice for Model {
         Ok(Some(TICKET))
     }
 }
+
+/// Up to 64 blocks the reach is worked out by ORing each group's blocks into its supersets;
+/// it lists the same blocks, in the same order, as walking each signature's compatible
+/// groups (what more blocks take), with groups empty, within a block, and across several.
+#[test]
+fn reach_by_subsets_is_reach_by_walks() {
+    let mut random = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
+    for count in 0..=9 {
+        for len in [1, 255, 256, 257, 3000, 64 * BLOCK] {
+            let groups = 1usize << count;
+            // where each group starts: sorted random cuts, some groups left empty
+            let mut start: Vec<usize> = (1..groups).map(|_| random() as usize % len).collect();
+            start.extend([0, len]);
+            start.sort_unstable();
+            let mut sieve = Sieve {
+                len,
+                blocks: len.div_ceil(BLOCK),
+                lookups: 3,
+                ..Sieve::default()
+            };
+            sieve.pivots.count = count;
+            let mut by_walks = sieve.clone();
+            sieve.index_reach(&start).unwrap();
+            by_walks.reach_at.push(0);
+            by_walks.reach_by_walks(&start).unwrap();
+            assert_eq!(sieve.reach, by_walks.reach, "{count} pivots, {len}");
+            assert_eq!(sieve.reach_at, by_walks.reach_at, "{count} pivots, {len}");
+            assert_eq!(sieve.covered, by_walks.covered, "{count} pivots, {len}");
+        }
+    }
+}
