@@ -66,6 +66,40 @@ const MIN_GROUPED_OTHERS: usize = 1024;
 /// 0.92 times as long, `count 18 -t 1` alike; 2^23 alike, 2^24 slower at N = 18).
 const MIN_GROUPED_PAIRS: usize = 1 << 22;
 
+/// Whose pair loop a sieve is loaded for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Counter {
+    /// The CPU's: a run of the other side's patterns reads a block's tables once.
+    Cpu,
+    /// A device's: an invocation a pattern, each reading the tables on its own.
+    Device,
+}
+
+/// How many pivots a load of `stored` patterns takes against `others` on the pair loop of
+/// `counter`: none where grouping does not pay. On the CPU, enough to tell the blocks apart
+/// and one more to split them further (two were 3 % slower at N = 18 once a pattern read
+/// only its occupied lookups), but no more signatures than the other side has runs of 32
+/// patterns: a run reads its blocks' tables once (measured at N = 18, 20, 22: 1 to 3 %
+/// faster than without). On a device, whose visits cost more beside the host's work a
+/// pattern, three more and no cap by runs (`count 18 --engine quadrant --device gpu-only`
+/// on lavapipe: two more 0.93 times as long as one, three 0.98 of two, four 1.02 of three;
+/// three capped by runs 1.08 of three).
+fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
+    let blocks = stored.div_ceil(BLOCK);
+    if blocks < MIN_GROUPED_BLOCKS
+        || others < MIN_GROUPED_OTHERS
+        || stored.saturating_mul(others) < MIN_GROUPED_PAIRS
+    {
+        return 0;
+    }
+    let apart = blocks.ilog2() as usize;
+    match counter {
+        Counter::Cpu => (apart + 1).min((others / 32).ilog2() as usize),
+        Counter::Device => apart + 3,
+    }
+    .min(PIVOTS)
+}
+
 impl Sieve {
     /// Replaces the stored patterns with `patterns`, grouped for counting against patterns
     /// like `others`, which `others_shift` moves where `patterns` are (the buffers are
@@ -76,7 +110,18 @@ impl Sieve {
         patterns: &[Pattern],
         others: (&[Pattern], Shift),
     ) -> Result<(), TryReserveError> {
-        self.group(pairs, patterns, others)?;
+        self.load_tables(pairs, patterns, others, Counter::Cpu)
+    }
+
+    /// [`Sieve::load`], grouped for the pair loop of `counter`.
+    fn load_tables(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        others: (&[Pattern], Shift),
+        counter: Counter,
+    ) -> Result<(), TryReserveError> {
+        self.group(pairs, patterns, others, counter)?;
         let sorted = std::mem::take(&mut self.sorted);
         let grouped = if self.pivots.count == 0 {
             patterns
@@ -99,9 +144,9 @@ impl Sieve {
         (others, made): ((&[Pattern], Shift), Made),
     ) -> Result<(), TryReserveError> {
         if made == Made::Tables {
-            return self.load(pairs, patterns, others);
+            return self.load_tables(pairs, patterns, others, Counter::Device);
         }
-        self.group(pairs, patterns, others)?;
+        self.group(pairs, patterns, others, Counter::Device)?;
         if self.pivots.count == 0 {
             self.stored.clear();
             self.stored.try_reserve(patterns.len())?;
@@ -115,30 +160,18 @@ impl Sieve {
         sliced
     }
 
-    /// [`Sieve::load`] up to the slicing: the pivots, the stored patterns grouped by them
-    /// (in `sorted`, where there are pivots), the seen diagonals, the sizes and the reach.
+    /// [`Sieve::load`] up to the slicing, for the pair loop of `counter`: the pivots, the
+    /// stored patterns grouped by them (in `sorted`, where there are pivots), the seen
+    /// diagonals, the sizes and the reach.
     fn group(
         &mut self,
         pairs: PairKernel,
         patterns: &[Pattern],
         (others, others_shift): (&[Pattern], Shift),
+        counter: Counter,
     ) -> Result<(), TryReserveError> {
         self.others_shift = others_shift;
-        let blocks = patterns.len().div_ceil(BLOCK);
-        // enough pivots to tell the blocks apart, and one more to split them further (two
-        // were 3 % slower at N = 18 once a pattern read only its occupied lookups), but no
-        // more signatures than the other side has runs of 32 patterns: a run reads its
-        // blocks' tables once (measured at N = 18, 20, 22: 1 to 3 % faster than without)
-        let count = if blocks < MIN_GROUPED_BLOCKS
-            || others.len() < MIN_GROUPED_OTHERS
-            || patterns.len().saturating_mul(others.len()) < MIN_GROUPED_PAIRS
-        {
-            0
-        } else {
-            let runs = others.len() / 32;
-            (blocks.ilog2() + 1).min(runs.ilog2()) as usize
-        }
-        .min(PIVOTS);
+        let count = pivots_for(patterns.len(), others.len(), counter);
         self.pivots = Pivots::choose(count, patterns, (others, others_shift));
         let mut start = std::mem::take(&mut self.start);
         let union = if self.pivots.count == 0 {
