@@ -66,6 +66,13 @@ const MIN_GROUPED_OTHERS: usize = 1024;
 /// 0.92 times as long, `count 18 -t 1` alike; 2^23 alike, 2^24 slower at N = 18).
 const MIN_GROUPED_PAIRS: usize = 1 << 22;
 
+/// Fewest patterns on the other side for which grouping a sieve that a device counts pays,
+/// with two stored blocks or more: a device's visits cost more beside the host's sorts
+/// than the CPU's (`count 17 --engine quadrant --device gpu-only` on lavapipe, with two
+/// blocks: the CPU's thresholds of the other side divided by 4 and of the pairs by 16, 0.91
+/// times as long; by 8 and 64, 0.95 of that; by 32 and 1024, 1.00 of that).
+const MIN_DEVICE_GROUPED_OTHERS: usize = MIN_GROUPED_OTHERS / 8;
+
 /// Whose pair loop a sieve is loaded for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Counter {
@@ -76,20 +83,25 @@ enum Counter {
 }
 
 /// How many pivots a load of `stored` patterns takes against `others` on the pair loop of
-/// `counter`: none where grouping does not pay. On the CPU, enough to tell the blocks apart
-/// and one more to split them further (two were 3 % slower at N = 18 once a pattern read
-/// only its occupied lookups), but no more signatures than the other side has runs of 32
-/// patterns: a run reads its blocks' tables once (measured at N = 18, 20, 22: 1 to 3 %
-/// faster than without). On a device, whose visits cost more beside the host's work a
+/// `counter`: none where grouping does not pay (the thresholds above). On the CPU, enough
+/// to tell the blocks apart and one more to split them further (two were 3 % slower at
+/// N = 18 once a pattern read only its occupied lookups), but no more signatures than the
+/// other side has runs of 32 patterns: a run reads its blocks' tables once (measured at
+/// N = 18, 20, 22: 1 to 3 % faster than without). On a device, whose visits cost more beside the host's work a
 /// pattern, three more and no cap by runs (`count 18 --engine quadrant --device gpu-only`
 /// on lavapipe: two more 0.93 times as long as one, three 0.98 of two, four 1.02 of three;
 /// three capped by runs 1.08 of three).
 fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
     let blocks = stored.div_ceil(BLOCK);
-    if blocks < MIN_GROUPED_BLOCKS
-        || others < MIN_GROUPED_OTHERS
-        || stored.saturating_mul(others) < MIN_GROUPED_PAIRS
-    {
+    let grouped = match counter {
+        Counter::Cpu => {
+            blocks >= MIN_GROUPED_BLOCKS
+                && others >= MIN_GROUPED_OTHERS
+                && stored.saturating_mul(others) >= MIN_GROUPED_PAIRS
+        }
+        Counter::Device => blocks >= 2 && others >= MIN_DEVICE_GROUPED_OTHERS,
+    };
+    if !grouped {
         return 0;
     }
     let apart = blocks.ilog2() as usize;
