@@ -273,16 +273,13 @@ unsafe fn unpack_free(
             anti_low as i64,
             main_low as i64,
         );
+        let none = _mm512_setzero_si512();
         let avoid_v = _mm512_broadcast_i32x4(_mm_set_epi64x(avoid.anti as i64, avoid.main as i64));
         let (src, dst) = (placements.as_ptr(), free.as_mut_ptr());
         for i in 0..fours {
             let packed = _mm256_loadu_si256(src.add(4 * i).cast());
             let p = _mm512_sllv_epi64(_mm512_cvtepu32_epi64(packed), to_board);
-            let hit = _mm512_and_si512(p, avoid_v);
-            let hit = _mm512_or_si512(hit, _mm512_shuffle_epi32::<_MM_PERM_BADC>(hit));
-            let keep = _mm512_testn_epi64_mask(hit, hit);
-            _mm512_storeu_si512(dst.add(kept).cast(), _mm512_maskz_compress_epi64(keep, p));
-            kept += (keep.count_ones() / 2) as usize;
+            kept += keep_four(p, (none, avoid_v), dst.add(kept));
         }
         for p in &placements[4 * fours..] {
             let p = p.unpack(region);
@@ -439,7 +436,6 @@ fn pair_up_body(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quadrant::pattern::Stored;
 
     /// Cells of random sparse patterns (empty ones, ones shorter than a vector and longer),
     /// kept by each loop as by a plain filter, cell by cell, after what was kept before.

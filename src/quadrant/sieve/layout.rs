@@ -439,15 +439,11 @@ impl Sieve {
                 }
             }
         }
-        let stride = self.lookups * TABLE_ENTRIES;
         for s in 0..groups {
-            let blocks = within[!s & (groups - 1)];
+            let blocks = self.within[!s & (groups - 1)];
             self.reach.try_reserve(blocks.count_ones() as usize)?;
             let mut covered = 0;
-            for_each_bit(blocks, |b| {
-                self.reach.push((b * stride) as u32);
-                covered += (self.len - b * BLOCK).min(BLOCK) as u64;
-            });
+            for_each_bit(blocks, |b| covered += self.reach_block(b));
             self.reach_at.push(self.reach.len());
             self.covered.push(covered);
         }
@@ -458,7 +454,6 @@ impl Sieve {
     /// increasing order, so their blocks do too.
     pub(super) fn reach_by_walks(&mut self, start: &[usize]) -> Result<(), TryReserveError> {
         let groups = 1usize << self.pivots.count;
-        let stride = self.lookups * TABLE_ENTRIES;
         for s in 0..groups {
             let mut covered = 0;
             // room for every block, so the pushes below never allocate
@@ -468,8 +463,7 @@ impl Sieve {
                 let (from, to) = (start[t], start[t + 1]);
                 if from < to {
                     for b in (from / BLOCK).max(next)..=(to - 1) / BLOCK {
-                        self.reach.push((b * stride) as u32);
-                        covered += (self.len - b * BLOCK).min(BLOCK) as u64;
+                        covered += self.reach_block(b);
                     }
                     next = next.max((to - 1) / BLOCK + 1);
                 }
@@ -478,6 +472,13 @@ impl Sieve {
             self.covered.push(covered);
         }
         Ok(())
+    }
+
+    /// Adds block `b` (where its tables start in `data`) to the reach being listed; how many
+    /// stored patterns it holds.
+    fn reach_block(&mut self, b: usize) -> u64 {
+        self.reach.push((b * self.lookups * TABLE_ENTRIES) as u32);
+        (self.len - b * BLOCK).min(BLOCK) as u64
     }
 
     /// Whether the counting loop reads the other side as records of dense words (see
