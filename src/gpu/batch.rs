@@ -97,11 +97,16 @@ impl PairBatch {
         debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
         self.pattern_words = work.pattern_words;
         self.lookups = self.lookups.max(work.lookups);
-        for words in work.patterns.chunks_exact(work.pattern_words) {
-            let (bits, signature) = words.split_at(work.pattern_words - 1);
-            self.patterns.extend_from_slice(bits);
-            self.patterns.push(signature_base + signature[0]);
-        }
+        // copied whole, then each pattern's signature (its last word) made the batch's: a
+        // pattern at a time, the copy was a call to memcpy a pattern
+        let at = self.patterns.len();
+        self.patterns.extend_from_slice(&work.patterns);
+        let words = work.pattern_words;
+        let signatures = self.patterns[at..]
+            .iter_mut()
+            .skip(words - 1)
+            .step_by(words);
+        signatures.for_each(|signature| *signature += signature_base);
         (self.checks).extend(spots.map(|i| (first + i, work.clashes_of(i))));
         self.sieves.push(Sieved {
             first,

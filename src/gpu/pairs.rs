@@ -17,7 +17,7 @@
 //! the batch is sent.
 
 use crate::gpu::batch::{PairBatch, WordParts};
-use crate::gpu::upload::entry;
+use crate::gpu::upload::{entry, le_bytes};
 use crate::quadrant::{Made, PairWork, DENSE_WORDS, NARROW_WORDS, SUBSET_BITS};
 use std::collections::VecDeque;
 use std::sync::mpsc;
@@ -278,8 +278,7 @@ impl<'a, T> PairQueue<'a, T> {
         let slot = self.filling.as_ref().expect("a batch begun");
         let range = slot.upload.host.slice(at..at + work.upload_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
-        let (words, _) = view.slice(..).into_chunks::<8>();
-        words.write_iter(work.upload_words().map(u64::to_le_bytes));
+        view.copy_from_slice(&le_bytes(work.upload_words()));
         Ok(())
     }
 
@@ -296,8 +295,7 @@ impl<'a, T> PairQueue<'a, T> {
         let all_lookups = batch.all_lookups();
         let words = batch.pattern_words as u32;
         let params = [patterns as u32, batch.lookups, all_lookups as u32, words];
-        let params: Vec<u8> = params.iter().flat_map(|w| w.to_le_bytes()).collect();
-        gpu.queue.write_buffer(&slot.params, 0, &params);
+        gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -449,8 +447,7 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
             (&parts.reach_at, &batch.reach_at),
         ] {
             let start = at.start as usize;
-            let (words, _) = view.slice(start..start + 4 * list.len()).into_chunks::<4>();
-            words.write_iter(list.iter().map(|w| w.to_le_bytes()));
+            (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));
         }
     }
     slot.words.host.unmap();

@@ -188,6 +188,7 @@ impl Made {
 
 /// One entry of a lookup table: a block's patterns on a subset of diagonals, 256 bits.
 #[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(feature = "gpu", derive(bytemuck::Pod, bytemuck::Zeroable))]
 #[repr(C, align(32))]
 pub(super) struct Slice(pub(super) [u64; 4]);
 

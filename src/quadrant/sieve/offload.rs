@@ -82,8 +82,9 @@ impl PairWork<'_> {
 
     /// What the device is sent ([`PairWork::upload_bytes`] in all), each entry's or
     /// slice's 256 bits as four 64-bit words, in order.
-    pub fn upload_words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.data.iter().flat_map(|slice| slice.0)
+    #[cfg(feature = "gpu")]
+    pub fn upload_words(&self) -> &[u64] {
+        bytemuck::cast_slice(self.data)
     }
 
     /// Pattern `i`'s clashes as the device counts them, worked out on the CPU from what it
