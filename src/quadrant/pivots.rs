@@ -30,13 +30,10 @@ const ON_PAIRS_FROM: u64 = 1 << 32;
 /// A signature: bit `count - 1 - i` for pivot `i`.
 pub(super) type Signature = u16;
 
-/// The buffers of a sort by signature: the sorted patterns, their signatures, and where each
-/// signature's patterns start.
-pub(super) type SortBuffers<'a> = (
-    &'a mut Vec<Pattern>,
-    &'a mut Vec<Signature>,
-    &'a mut Vec<usize>,
-);
+/// The buffers of a sort by signature: the sorted patterns (as `T`s), their signatures, and
+/// where each signature's patterns start.
+pub(super) type SortBuffers<'a, T = Pattern> =
+    (&'a mut Vec<T>, &'a mut Vec<Signature>, &'a mut Vec<usize>);
 
 /// The signatures `t` with `t & s == 0` among `groups` (a power of two), in increasing
 /// order: the subsets of the pivots `s` leaves free.
@@ -415,18 +412,19 @@ impl Signatures {
 
     /// Copies `patterns` into `sorted` in increasing signature among `groups`, as
     /// `sign_all` appends them to a buffer ([`Signatures::sign_each`], or faster) and
-    /// returns their union, each written as `record` makes it (itself, or as a later loop
-    /// reads it); signature `s`'s patterns end up at `sorted[start[s]..start[s + 1]]` (a
-    /// counting sort; `signatures` and `start` are buffers, sized here). Returns the union.
+    /// returns their union, each written as `record` makes it of the pattern and its
+    /// signature (itself, or as a later loop reads it); signature `s`'s patterns end up at
+    /// `sorted[start[s]..start[s + 1]]` (a counting sort; `signatures` and `start` are
+    /// buffers, sized here). Returns the union.
     #[inline(always)]
-    pub(super) fn sort(
+    pub(super) fn sort<T: Copy + Default>(
         patterns: &[Pattern],
         (sign_all, groups): (
             impl FnOnce(&[Pattern], &mut Vec<Signature>) -> Pattern,
             usize,
         ),
-        record: impl Fn(Pattern) -> Pattern,
-        (sorted, signatures, start): SortBuffers,
+        record: impl Fn(Pattern, Signature) -> T,
+        (sorted, signatures, start): SortBuffers<T>,
     ) -> Result<Pattern, TryReserveError> {
         signatures.clear();
         signatures.try_reserve(patterns.len())?;
@@ -466,7 +464,7 @@ impl Signatures {
         // memset of the whole was 1 % of `count 18`)
         sorted.truncate(patterns.len());
         sorted.try_reserve_exact(patterns.len() - sorted.len())?;
-        sorted.resize(patterns.len(), Pattern::default());
+        sorted.resize(patterns.len(), T::default());
         // the slice once: through the vector, each store reloaded its length
         let sorted = &mut sorted[..];
         let (head_patterns, tail_patterns) = patterns.split_at(stretch * STREAMS);
@@ -474,14 +472,15 @@ impl Signatures {
             std::array::from_fn(|k| &head_patterns[k * stretch..][..stretch]);
         for i in 0..stretch {
             for k in 0..STREAMS {
-                let at = &mut next[slot(heads[k][i])][k];
-                sorted[*at as usize] = record(head_patterns[k][i]);
+                let s = heads[k][i];
+                let at = &mut next[slot(s)][k];
+                sorted[*at as usize] = record(head_patterns[k][i], s);
                 *at += 1;
             }
         }
         for (&p, &s) in tail_patterns.iter().zip(tail) {
             let at = &mut next[slot(s)][STREAMS - 1];
-            sorted[*at as usize] = record(p);
+            sorted[*at as usize] = record(p, s);
             *at += 1;
         }
         Ok(union)
@@ -562,7 +561,7 @@ mod tests {
             };
             let sort = (sign_all, groups);
             let buffers = (&mut sorted, &mut signatures, &mut start);
-            Signatures::sort(&patterns, sort, |p| p, buffers).unwrap();
+            Signatures::sort(&patterns, sort, |p, _| p, buffers).unwrap();
             assert_eq!((start.len(), start[0], start[groups]), (groups + 1, 0, len));
             for g in 0..groups {
                 let stretch = &sorted[start[g]..start[g + 1]];

@@ -4,7 +4,7 @@
 
 use super::batching::{BatchBuffers, Batching};
 use crate::quadrant::pattern::{for_each_bit, Pattern, Shift};
-use crate::quadrant::pivots::{compatible, Pivots, Signature, Signatures, SortBuffers};
+use crate::quadrant::pivots::{compatible, Pivots, Signature, Signatures};
 use std::cell::RefCell;
 use std::collections::TryReserveError;
 
@@ -131,8 +131,14 @@ impl Gather {
         p: Pattern,
         gather: impl Fn(&Gather, Pattern) -> (u64, u64),
     ) -> Pattern {
+        Gather::record_of_word(self.word(gather(self, p)))
+    }
+
+    /// The record ([`Gather::record`]) whose dense word is `word`.
+    #[inline(always)]
+    pub(super) fn record_of_word(word: u64) -> Pattern {
         Pattern {
-            main: self.word(gather(self, p)),
+            main: word,
             anti: 0,
         }
     }
@@ -279,6 +285,9 @@ pub struct Sieve {
     pub(super) stored: Vec<Pattern>,
     pub(super) signatures: Vec<Signature>,
     pub(super) start: Vec<usize>,
+    /// The other side in signature order as a device reads it, where the sort writes that
+    /// (`offload::DeviceWords`).
+    pub(super) device_words: Vec<[u32; NARROW_WORDS]>,
     /// How the counting loop takes runs in batches where the blocks are many, and its
     /// buffers.
     pub(super) batching: Batching,
@@ -490,31 +499,64 @@ impl Sieve {
     }
 }
 
-/// What a sort goes by: the signatures, and the seen diagonals other than the pivots where
-/// the patterns are written as records.
-pub(super) type SortBy<'a> = (&'a Signatures, Option<&'a Gather>);
+/// Words of one pattern of the other side on a device where the seen diagonals other than
+/// the pivots are at most 64: its bits on them, then its signature (its pivots' bits are
+/// its signature's: `offload::PairWork::heads`); 12 bytes where a wide one takes 20.
+pub const NARROW_WORDS: usize = 3;
+
+/// How a sort by signature writes each pattern ([`Signatures::sort`]). Each instruction
+/// set's sort makes the closure that calls it in its own function: a closure made
+/// elsewhere is compiled for none of them, and ran out of line (`count 18 -t 1` 1.04 times
+/// as long).
+pub(super) trait Writes: Copy {
+    type Out: Copy + Default;
+
+    /// Pattern `p`, of signature `s`, its seen diagonals gathered by `gather` where it
+    /// needs them ([`Gather::gather`] or [`Gather::gather_by_lookups`]).
+    fn write(
+        self,
+        p: Pattern,
+        s: Signature,
+        gather: impl Fn(&Gather, Pattern) -> (u64, u64),
+    ) -> Self::Out;
+}
+
+/// Each pattern as it is.
+#[derive(Clone, Copy)]
+pub(super) struct AsItIs;
+
+impl Writes for AsItIs {
+    type Out = Pattern;
+
+    #[inline(always)]
+    fn write(
+        self,
+        p: Pattern,
+        _: Signature,
+        _: impl Fn(&Gather, Pattern) -> (u64, u64),
+    ) -> Pattern {
+        p
+    }
+}
+
+/// Each pattern as the CPU's counting loop reads it where it reads records
+/// ([`Gather::record`] of these seen diagonals other than the pivots).
+#[derive(Clone, Copy)]
+pub(super) struct Records<'a>(pub &'a Gather);
+
+impl Writes for Records<'_> {
+    type Out = Pattern;
+
+    #[inline(always)]
+    fn write(
+        self,
+        p: Pattern,
+        _: Signature,
+        gather: impl Fn(&Gather, Pattern) -> (u64, u64),
+    ) -> Pattern {
+        self.0.record(p, gather)
+    }
+}
 
 /// The sorted patterns' union, or the error of a sort that could not have its memory.
 pub(super) type Sorted = Result<Pattern, TryReserveError>;
-
-/// [`Signatures::sort`] of `patterns` by `signatures`, the signatures of a slice of
-/// patterns appended by `sign_all` (which returns their union), each pattern written as it
-/// is or as `record` makes it (given records: [`Gather::record`]). Each instruction set's
-/// sort passes its own, made in its own function: a closure made here is compiled for none
-/// of them, and `record`, wrapped in one, ran out of line (`count 18 -t 1` 1.04 times as long).
-#[inline(always)]
-pub(super) fn sort_with(
-    signatures: &Signatures,
-    patterns: &[Pattern],
-    buffers: SortBuffers,
-    (sign_all, record): (
-        impl Fn(&[Pattern], &mut Vec<Signature>) -> Pattern,
-        Option<impl Fn(Pattern) -> Pattern>,
-    ),
-) -> Sorted {
-    let sort = (sign_all, signatures.groups());
-    match record {
-        Some(record) => Signatures::sort(patterns, sort, record, buffers),
-        None => Signatures::sort(patterns, sort, |p| p, buffers),
-    }
-}

@@ -39,15 +39,16 @@ pub(crate) mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+pub use layout::NARROW_WORDS;
 pub use layout::{Made, Sieve};
 pub use offload::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
-pub use offload::{PairWork, DENSE_WORDS, ENTRY_BYTES, NARROW_WORDS, SUBSET_BITS};
+pub use offload::{PairWork, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
 use super::pivots::{Pivots, Signature, Signatures, SortBuffers, PIVOTS};
-use layout::{Gather, Seen, BLOCK, TABLE_BITS};
+use layout::{AsItIs, Gather, Records, Seen, Writes, BLOCK, TABLE_BITS};
 use pairs::Ordered;
 use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
@@ -194,7 +195,7 @@ impl Sieve {
             let mut signatures = std::mem::take(&mut self.signatures);
             let grouped = sort_on(
                 pairs,
-                (&Signatures::new(&self.pivots), None),
+                (&Signatures::new(&self.pivots), AsItIs),
                 patterns,
                 (&mut self.sorted, &mut signatures, &mut start),
             );
@@ -299,10 +300,23 @@ impl Sieve {
             start.extend([0, patterns.len()]);
             return Ok(());
         }
-        let records = self.reads_records().then_some(&self.seen.rest);
         let buffers = (ordered, signatures, start);
-        sort_on(pairs, (&self.seen.signature, records), patterns, buffers)?;
-        Ok(())
+        match self.reads_records() {
+            true => self.order_as(pairs, Records(&self.seen.rest), patterns, buffers),
+            false => self.order_as(pairs, AsItIs, patterns, buffers),
+        }
+    }
+
+    /// [`Sieve::order`] with each pattern written as `write` writes it (where there are
+    /// pivots: the other side's order).
+    fn order_as<W: Writes>(
+        &self,
+        pairs: PairKernel,
+        write: W,
+        patterns: &[Pattern],
+        buffers: SortBuffers<W::Out>,
+    ) -> Result<(), TryReserveError> {
+        sort_on(pairs, (&self.seen.signature, write), patterns, buffers).map(drop)
     }
 
     /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the fastest
@@ -362,16 +376,21 @@ impl Sieve {
         }
     }
 
-    /// The other side, ordered, as a device takes it, its dense words gathered by the loops
-    /// `pairs` (`pext` where the CPU has it: a lookup per diagonal took more of the CPU than
-    /// the pair loop the device saves, at N = 17).
-    fn work(&self, pairs: PairKernel, others: Ordered) -> offload::PairWork<'_> {
+    /// The other side, ordered, as a device takes it: the words its sort `written`, or its
+    /// dense words gathered here by the loops `pairs` (`pext` where the CPU has it: a lookup
+    /// per diagonal took more of the CPU than the pair loop the device saves, at N = 17).
+    fn work<'a>(
+        &'a self,
+        pairs: PairKernel,
+        others: Ordered,
+        written: Option<&'a [[u32; NARROW_WORDS]]>,
+    ) -> offload::PairWork<'a> {
         match pairs {
-            PairKernel::Scalar => self.work_with(others, Gather::gather_by_lookups),
+            PairKernel::Scalar => self.work_with(others, written, Gather::gather_by_lookups),
             // SAFETY: these are made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
-                x86_64::avx2::work(self, others)
+                x86_64::avx2::work(self, others, written)
             },
         }
     }
@@ -399,25 +418,22 @@ impl Sieve {
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,
-/// four at a time on AVX-512), each pattern written as it is or, given `records` (the other
-/// side's seen diagonals other than the pivots), as the record [`Gather::record`] makes.
-fn sort_on(
+/// four at a time on AVX-512), each pattern written as `write` writes it.
+fn sort_on<W: Writes>(
     pairs: PairKernel,
-    (signatures, records): (&Signatures, Option<&Gather>),
+    by: (&Signatures, W),
     patterns: &[Pattern],
-    buffers: SortBuffers,
+    buffers: SortBuffers<W::Out>,
 ) -> Result<Pattern, TryReserveError> {
     match pairs {
-        PairKernel::Scalar => portable::sort((signatures, records), patterns, buffers),
+        PairKernel::Scalar => portable::sort(by, patterns, buffers),
         // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 => unsafe { x86_64::avx2::sort((signatures, records), patterns, buffers) },
+        PairKernel::Avx2 => unsafe { x86_64::avx2::sort(by, patterns, buffers) },
         // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those and
         // AVX-512 F, BW and BITALG.
         #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2WithAvx512 => unsafe {
-            x86_64::avx512::sort((signatures, records), patterns, buffers)
-        },
+        PairKernel::Avx2WithAvx512 => unsafe { x86_64::avx512::sort(by, patterns, buffers) },
     }
 }
 

@@ -7,12 +7,15 @@
 //! [`count_pairs`](super::pairs::count_pairs) does: for each pattern and each block its
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
-use super::layout::{Gather, Made, Sieve, Slice, ENTRY_WORDS, TABLE_BITS, TABLE_ENTRIES};
+use super::layout::{
+    Gather, Made, Sieve, Slice, Writes, ENTRY_WORDS, NARROW_WORDS, TABLE_BITS, TABLE_ENTRIES,
+};
 use super::pairs::Ordered;
 use crate::error::Error;
 use crate::quadrant::pair_kernel::PairKernel;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::Signature;
+use std::borrow::Cow;
 
 /// Bits of a lookup's subset in a dense word (what the device's shader takes apart).
 pub const SUBSET_BITS: u32 = TABLE_BITS;
@@ -25,11 +28,6 @@ pub const DENSE_WORDS: usize = 4;
 /// Words of one pattern of the other side on a device where the seen diagonals other than
 /// the pivots are more than 64: its dense word, then its signature.
 pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
-
-/// Words of one pattern of the other side on a device where the seen diagonals other than
-/// the pivots are at most 64: its bits on them, then its signature (its pivots' bits are
-/// its signature's: [`PairWork::heads`]); 12 bytes where a wide one takes 20.
-pub const NARROW_WORDS: usize = 3;
 
 /// Where a signature's head ([`PairWork::heads`]) puts the bit the rest's start at.
 const REST_AT: u32 = 16;
@@ -53,8 +51,8 @@ pub struct PairWork<'a> {
     pub reach: &'a [u32],
     pub reach_at: Vec<u32>,
     /// [`NARROW_WORDS`] or [`WIDE_WORDS`] (`pattern_words`) for each pattern of the other
-    /// side.
-    pub patterns: Vec<u32>,
+    /// side: written here, or by the other side's sort ([`DeviceWords`]).
+    pub patterns: Cow<'a, [u32]>,
     pub pattern_words: usize,
     /// For each signature of narrow words: its pivots' dense bits, and at bit [`REST_AT`]
     /// where the rest's start in a dense word (0 for wide words).
@@ -143,9 +141,44 @@ impl PairWork<'_> {
                 .map(move |w| (dense >> (32 * w)) as u32)
                 .chain([signature as u32])
         });
-        self.patterns = patterns.collect();
+        self.patterns = Cow::Owned(patterns.collect());
         self.pattern_words = WIDE_WORDS;
         self.heads.clear();
+    }
+}
+
+/// Each pattern of the other side as a device reads it where its words are narrow and the
+/// CPU's loop would read records ([`Sieve::reads_records`]): the record's dense word, its
+/// low half first, then its signature ([`NARROW_WORDS`]), written by the sort itself (a pass
+/// over the records after it was 5 % of the host's samples beside lavapipe at N = 18).
+#[derive(Clone, Copy)]
+pub(super) struct DeviceWords<'a>(pub &'a Gather);
+
+impl Writes for DeviceWords<'_> {
+    type Out = [u32; NARROW_WORDS];
+
+    #[inline(always)]
+    fn write(
+        self,
+        p: Pattern,
+        s: Signature,
+        gather: impl Fn(&Gather, Pattern) -> (u64, u64),
+    ) -> [u32; NARROW_WORDS] {
+        narrow_words(self.0.word(gather(self.0, p)), s)
+    }
+}
+
+/// A pattern's narrow words: the dense word of its seen diagonals other than the pivots,
+/// low half first, then its signature `s`.
+#[inline(always)]
+fn narrow_words(rest: u64, s: Signature) -> [u32; NARROW_WORDS] {
+    [rest as u32, (rest >> 32) as u32, u32::from(s)]
+}
+
+impl DeviceWords<'_> {
+    /// The record the CPU's loop reads of a pattern written as `words`.
+    fn record(words: &[u32; NARROW_WORDS]) -> Pattern {
+        Gather::record_of_word(u64::from(words[0]) | u64::from(words[1]) << 32)
     }
 }
 
@@ -197,34 +230,45 @@ impl Sieve {
             let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
-        let (mut ordered, mut signatures, mut start) = (
+        let (mut ordered, mut signatures, mut start, mut words) = (
             std::mem::take(&mut self.sorted),
             std::mem::take(&mut self.signatures),
             std::mem::take(&mut self.start),
+            std::mem::take(&mut self.device_words),
         );
-        let made = self.order(pairs, others, (&mut ordered, &mut signatures, &mut start));
-        let others = if self.pivots.count == 0 {
-            others
+        // where the CPU's loop would read records, the sort writes the device's words
+        let in_words = self.reads_records();
+        let made = if in_words {
+            ordered.clear();
+            let buffers = (&mut words, &mut signatures, &mut start);
+            self.order_as(pairs, DeviceWords(&self.seen.rest), others, buffers)
         } else {
-            &ordered
+            self.order(pairs, others, (&mut ordered, &mut signatures, &mut start))
         };
+        let grouped = self.pivots.count > 0;
         let counted = made.map_err(short).and_then(|()| {
+            let ordered_others = if grouped { &ordered[..] } else { others };
+            let written = in_words.then_some(&words[..]);
             #[cfg_attr(not(test), allow(unused_mut))]
-            let mut work = self.work(pairs, (others, &start));
+            let mut work = self.work(pairs, (ordered_others, &start), written);
             #[cfg(test)]
             if !device.takes_narrow_words() {
                 work.widen();
             }
-            match device.take(&work)? {
-                Some(ticket) => Ok(Counted::Later(ticket)),
-                None => {
-                    self.slice_stored(pairs).map_err(short)?;
-                    let counted = self.count_ordered(pairs, (others, &start), stop);
-                    Ok(counted.map_or(Counted::Stopped, Counted::Now))
-                }
+            if let Some(ticket) = device.take(&work)? {
+                return Ok(Counted::Later(ticket));
             }
+            self.slice_stored(pairs).map_err(short)?;
+            if in_words {
+                ordered.try_reserve(words.len()).map_err(short)?;
+                ordered.extend(words.iter().map(DeviceWords::record));
+            }
+            let ordered_others = if grouped { &ordered[..] } else { others };
+            let counted = self.count_ordered(pairs, (ordered_others, &start), stop);
+            Ok(counted.map_or(Counted::Stopped, Counted::Now))
         });
-        (self.sorted, self.signatures, self.start) = (ordered, signatures, start);
+        (self.sorted, self.signatures, self.start, self.device_words) =
+            (ordered, signatures, start, words);
         counted
     }
 
@@ -242,33 +286,38 @@ impl Sieve {
 
     /// [`Sieve::work`] with the seen diagonals of a pattern gathered by `gather`.
     #[inline(always)]
-    pub(super) fn work_with(
-        &self,
+    pub(super) fn work_with<'a>(
+        &'a self,
         (others, start): Ordered,
+        written: Option<&'a [[u32; NARROW_WORDS]]>,
         gather: impl Fn(&Gather, Pattern) -> (u64, u64),
-    ) -> PairWork<'_> {
+    ) -> PairWork<'a> {
         let seen = &self.seen;
         let pivot_bits = seen.pivot_bits() as u32;
-        let records = self.reads_records();
         // (a pivot lookup's bits, at most 15, and the rest's start fit a head)
         let narrow = seen.rest.len() <= 64;
         let pattern_words = if narrow { NARROW_WORDS } else { WIDE_WORDS };
-        let mut patterns = Vec::with_capacity(others.len() * pattern_words);
+        let mut patterns = Vec::with_capacity(match written {
+            Some(_) => 0,
+            None => others.len() * pattern_words,
+        });
         let mut heads = Vec::with_capacity(if narrow { start.len() } else { 0 });
         let mut visited = 0u64;
         for (group, bounds) in start.windows(2).enumerate() {
-            let run = &others[bounds[0]..bounds[1]];
-            visited += self.covered[group] * run.len() as u64;
+            visited += self.covered[group] * (bounds[1] - bounds[0]) as u64;
             let gathered = seen.signature.gathered_of(group as Signature);
             if narrow {
                 heads.push(gathered as u32 | pivot_bits << REST_AT);
+            }
+            if written.is_some() {
+                continue;
+            }
+            let run = &others[bounds[0]..bounds[1]];
+            if narrow {
+                // (no pivots: the patterns as they came, gathered here)
                 for &p in run {
-                    // the rest's bits: a record's, or gathered here (no pivots)
-                    let rest = match records {
-                        true => p.main,
-                        false => seen.rest.word(gather(&seen.rest, p)),
-                    };
-                    patterns.extend([rest as u32, (rest >> 32) as u32, group as u32]);
+                    let rest = seen.rest.word(gather(&seen.rest, p));
+                    patterns.extend(narrow_words(rest, group as Signature));
                 }
                 continue;
             }
@@ -290,7 +339,10 @@ impl Sieve {
             data: &self.data.as_slice()[..self.blocks * self.lookups * self.made.per_lookup()],
             reach: &self.reach,
             reach_at: self.reach_at.iter().map(|&at| at as u32).collect(),
-            patterns,
+            patterns: match written {
+                Some(words) => Cow::Borrowed(words.as_flattened()),
+                None => Cow::Owned(patterns),
+            },
             pattern_words,
             heads,
             visited,

@@ -2,7 +2,7 @@
 //! sieve's steps in plain Rust, and the layout, count and sort built of them.
 
 use super::batching::{RunOrder, RunReads};
-use super::layout::{sort_with, Gather, Made, Sieve, SortBy, Sorted, MOST_LOOKUPS};
+use super::layout::{Gather, Made, Sieve, Sorted, Writes, MOST_LOOKUPS};
 use super::pairs::{count_body, fill_entries, Ordered};
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
@@ -34,14 +34,17 @@ pub(super) fn count<const BATCHED: bool>(
     count_body::<false, BATCHED>(sieve, others, stop, loops)
 }
 
-/// [`sort_with`] a signature and a record at a time, by lookups.
-pub(super) fn sort(by: SortBy, patterns: &[Pattern], buffers: SortBuffers) -> Sorted {
+/// [`Signatures::sort`] a signature and a written pattern at a time, by lookups.
+pub(super) fn sort<W: Writes>(
+    (signatures, write): (&Signatures, W),
+    patterns: &[Pattern],
+    buffers: SortBuffers<W::Out>,
+) -> Sorted {
     let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
-        Signatures::sign_each(patterns, out, |p| by.0.signature(p))
+        Signatures::sign_each(patterns, out, |p| signatures.signature(p))
     };
-    let record =
-        by.1.map(|rest| |p| rest.record(p, Gather::gather_by_lookups));
-    sort_with(by.0, patterns, buffers, (sign_all, record))
+    let record = |p, s| write.write(p, s, Gather::gather_by_lookups);
+    Signatures::sort(patterns, (sign_all, signatures.groups()), record, buffers)
 }
 
 /// Transposes a 64×64 bit matrix in place: bit `c` of `rows[r]` becomes bit `r` of

@@ -9,7 +9,7 @@
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads};
-use crate::quadrant::sieve::layout::{sort_with, Gather, Made, Sieve, SortBy, Sorted};
+use crate::quadrant::sieve::layout::{Gather, Made, Sieve, Sorted, Writes, NARROW_WORDS};
 use crate::quadrant::sieve::offload::PairWork;
 use crate::quadrant::sieve::pairs::{count_body, Ordered};
 use crate::quadrant::sieve::portable::{add_popcounts, fill_every, order_by_reads, transpose64};
@@ -62,19 +62,27 @@ pub(super) fn count_by_pext<const COMPACT: bool, const BATCHED: bool>(
 /// A loaded sieve's work for a device ([`PairWork`]) compiled for BMI2, the dense words
 /// gathered by `pext`.
 #[target_feature(enable = "avx2,bmi2,popcnt")]
-pub(crate) fn work<'a>(sieve: &'a Sieve, others: Ordered) -> PairWork<'a> {
+pub(crate) fn work<'a>(
+    sieve: &'a Sieve,
+    others: Ordered,
+    written: Option<&'a [[u32; NARROW_WORDS]]>,
+) -> PairWork<'a> {
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
-    sieve.work_with(others, |part: &Gather, p| part.gather(p, pext))
+    sieve.work_with(others, written, |part: &Gather, p| part.gather(p, pext))
 }
 
-/// [`sort_with`] compiled for BMI2, signatures and records gathered by `pext`.
+/// [`Signatures::sort`] compiled for BMI2, the signatures and what `write` writes gathered
+/// by `pext`.
 #[target_feature(enable = "avx2,bmi2,popcnt")]
-pub(crate) fn sort(by: SortBy, patterns: &[Pattern], buffers: SortBuffers) -> Sorted {
+pub(crate) fn sort<W: Writes>(
+    (signatures, write): (&Signatures, W),
+    patterns: &[Pattern],
+    buffers: SortBuffers<W::Out>,
+) -> Sorted {
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
     let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| {
-        Signatures::sign_each(patterns, out, |p| by.0.signature_by(p, pext))
+        Signatures::sign_each(patterns, out, |p| signatures.signature_by(p, pext))
     };
-    let record =
-        by.1.map(|rest| move |p| rest.record(p, |part: &Gather, p| part.gather(p, pext)));
-    sort_with(by.0, patterns, buffers, (sign_all, record))
+    let record = |p, s| write.write(p, s, |part: &Gather, p| part.gather(p, pext));
+    Signatures::sort(patterns, (sign_all, signatures.groups()), record, buffers)
 }

@@ -6,7 +6,7 @@ use super::avx2::count_by_pext;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads, RUN};
-use crate::quadrant::sieve::layout::{sort_with, Gather, Made, Sieve, SortBy, Sorted};
+use crate::quadrant::sieve::layout::{Gather, Made, Sieve, Sorted, Writes};
 use crate::quadrant::sieve::layout::{TABLE_BITS, TABLE_ENTRIES};
 use crate::quadrant::sieve::pairs::{Ordered, SLICE_BYTES};
 use std::collections::TryReserveError;
@@ -60,15 +60,18 @@ pub(crate) fn count<const BATCHED: bool>(
 
 /// The AVX2 sort with the signatures gathered four at a time ([`sign_all_avx512`]).
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512bitalg")]
-pub(crate) fn sort(by: SortBy, patterns: &[Pattern], buffers: SortBuffers) -> Sorted {
+pub(crate) fn sort<W: Writes>(
+    (signatures, write): (&Signatures, W),
+    patterns: &[Pattern],
+    buffers: SortBuffers<W::Out>,
+) -> Sorted {
     // SAFETY: compiled for them.
     let sign_all = |patterns: &[Pattern], out: &mut Vec<Signature>| unsafe {
-        sign_all_avx512(by.0, patterns, out)
+        sign_all_avx512(signatures, patterns, out)
     };
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
-    let record =
-        by.1.map(|rest| move |p| rest.record(p, |part: &Gather, p| part.gather(p, pext)));
-    sort_with(by.0, patterns, buffers, (sign_all, record))
+    let record = |p, s| write.write(p, s, |part: &Gather, p| part.gather(p, pext));
+    Signatures::sort(patterns, (sign_all, signatures.groups()), record, buffers)
 }
 
 /// Appends each pattern's signature to `out` ([`Signatures::sign_each`]), four patterns at
