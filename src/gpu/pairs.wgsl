@@ -71,8 +71,32 @@ fn main(
         for (var l = 0u; l < params.lookups; l++) {
             picks |= select(0u, 1u << l, subset_of(low, high, l) != 0u);
         }
+        // two blocks a step: an entry's place in a block is worked out once for both, and
+        // their loads are independent (`count 18 --device gpu-only` on lavapipe 0.87 times
+        // as long as a block a step; four a step 1.06 times as long as two). The second
+        // accumulator is 8 more registers a lane: the kernel takes no workgroup memory, so
+        // on a GPU the registers set the occupancy.
         var count = 0u;
-        for (var r = reach_at[3u * signature]; r < reach_at[3u * signature + 1u]; r++) {
+        let end = reach_at[3u * signature + 1u];
+        var r = reach_at[3u * signature];
+        for (; r + 1u < end; r += 2u) {
+            let first = reach[r];
+            let second = reach[r + 1u];
+            var clash = vec4<u64>(0lu);
+            var other = vec4<u64>(0lu);
+            var left = picks;
+            while (left != 0u) {
+                let l = firstTrailingBit(left);
+                left &= left - 1u;
+                let entry = l * ENTRIES + subset_of(low, high, l);
+                clash |= tables[first + entry];
+                other |= tables[second + entry];
+            }
+            // at most 256 each
+            let c = countOneBits(clash) + countOneBits(other);
+            count += u32(c.x + c.y + c.z + c.w);
+        }
+        if (r < end) {
             let block = reach[r];
             var clash = vec4<u64>(0lu);
             var left = picks;
@@ -81,7 +105,6 @@ fn main(
                 left &= left - 1u;
                 clash |= tables[block + l * ENTRIES + subset_of(low, high, l)];
             }
-            // at most 256
             let c = countOneBits(clash);
             count += u32(c.x + c.y + c.z + c.w);
         }
