@@ -79,8 +79,9 @@ const MIN_DEVICE_GROUPED_OTHERS: usize = MIN_GROUPED_OTHERS / 8;
 enum Counter {
     /// The CPU's: a run of the other side's patterns reads a block's tables once.
     Cpu,
-    /// A device's: an invocation a pattern, each reading the tables on its own.
-    Device,
+    /// A device's: an invocation a pattern, each reading the tables on its own; sent what
+    /// it takes (the tables where it shares the host's memory, over a bus the slices).
+    Device(Made),
 }
 
 /// How many pivots a load of `stored` patterns takes against `others` on the pair loop of
@@ -88,10 +89,15 @@ enum Counter {
 /// to tell the blocks apart and one more to split them further (two were 3 % slower at
 /// N = 18 once a pattern read only its occupied lookups), but no more signatures than the
 /// other side has runs of 32 patterns: a run reads its blocks' tables once (measured at
-/// N = 18, 20, 22: 1 to 3 % faster than without). On a device, whose visits cost more beside the host's work a
-/// pattern, three more and no cap by runs (`count 18 --engine quadrant --device gpu-only`
-/// on lavapipe: two more 0.93 times as long as one, three 0.98 of two, four 1.02 of three;
-/// three capped by runs 1.08 of three).
+/// N = 18, 20, 22: 1 to 3 % faster than without). On a device that shares the host's
+/// memory, whose visits cost more beside the host's work a pattern, three more and no cap
+/// by runs (`count 18 --engine quadrant --device gpu-only` on lavapipe: two more 0.93 times
+/// as long as one, three 0.98 of two, four 1.02 of three; three capped by runs 1.08 of
+/// three). Over a bus the host is the bound and the GPU two-thirds idle, so the pivots the
+/// blocks need and none more, which halves the host's grouping (`count 21 --engine quadrant
+/// --device gpu-only`, an H200 beside 16 Xeon threads: 42.0 s against 48.4 and 49.1 with
+/// three more, the threads' loads 247 s against 422; at N = 20 one more took 1.03 times as
+/// long, two 1.14, the CPU's rule 1.01).
 fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
     let blocks = stored.div_ceil(BLOCK);
     let grouped = match counter {
@@ -100,7 +106,7 @@ fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
                 && others >= MIN_GROUPED_OTHERS
                 && stored.saturating_mul(others) >= MIN_GROUPED_PAIRS
         }
-        Counter::Device => blocks >= 2 && others >= MIN_DEVICE_GROUPED_OTHERS,
+        Counter::Device(_) => blocks >= 2 && others >= MIN_DEVICE_GROUPED_OTHERS,
     };
     if !grouped {
         return 0;
@@ -108,7 +114,8 @@ fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
     let apart = blocks.ilog2() as usize;
     match counter {
         Counter::Cpu => (apart + 1).min((others / 32).ilog2() as usize),
-        Counter::Device => apart + 3,
+        Counter::Device(Made::Tables) => apart + 3,
+        Counter::Device(Made::Slices) => apart,
     }
     .min(PIVOTS)
 }
@@ -157,9 +164,9 @@ impl Sieve {
         (others, made): ((&[Pattern], Shift), Made),
     ) -> Result<(), TryReserveError> {
         if made == Made::Tables {
-            return self.load_tables(pairs, patterns, others, Counter::Device);
+            return self.load_tables(pairs, patterns, others, Counter::Device(made));
         }
-        self.group(pairs, patterns, others, Counter::Device)?;
+        self.group(pairs, patterns, others, Counter::Device(made))?;
         if self.pivots.count == 0 {
             self.stored.clear();
             self.stored.try_reserve(patterns.len())?;
