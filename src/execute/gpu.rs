@@ -592,8 +592,8 @@ mod tests {
     /// A GPU whose count of a spot-checked item is wrong is dropped at once: what it held
     /// and what it counted since its last passing check are counted on the CPU, and so is
     /// the rest of its list; the counts are the CPU's, and a note names the GPU. A wrong
-    /// count at the first item leaves it nothing; one later keeps what earlier checks
-    /// vouched for.
+    /// count at the first item leaves it nothing; one in a later dispatch keeps what the
+    /// checks of the dispatches before it vouched for.
     #[test]
     fn a_gpu_that_disagrees_with_a_spot_check_is_dropped_and_its_work_recounted() {
         let Some(gpus) = gpus() else {

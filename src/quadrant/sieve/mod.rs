@@ -94,10 +94,10 @@ enum Counter {
 /// by runs (`count 18 --engine quadrant --device gpu-only` on lavapipe: two more 0.93 times
 /// as long as one, three 0.98 of two, four 1.02 of three; three capped by runs 1.08 of
 /// three). Over a bus the host is the bound and the GPU two-thirds idle, so the pivots the
-/// blocks need and none more, which halves the host's grouping (`count 21 --engine quadrant
-/// --device gpu-only`, an H200 beside 16 Xeon threads: 42.0 s against 48.4 and 49.1 with
-/// three more, the threads' loads 247 s against 422; at N = 20 one more took 1.03 times as
-/// long, two 1.14, the CPU's rule 1.01).
+/// blocks need and none more (`count 21 --engine quadrant --device gpu-only`, an H200
+/// beside 16 Xeon threads: 42.0 s against 48.4 and 49.1 with three more, the threads'
+/// grouping and slicing 247 s against 422; at N = 20 one more took 1.03 times as long, two
+/// 1.14, the CPU's rule 1.01).
 fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
     let blocks = stored.div_ceil(BLOCK);
     let grouped = match counter {
