@@ -20,11 +20,26 @@
 # NQUEENS=PATH measures that nqueens binary instead of building one (a machine without cargo).
 # LIMIT=S (default 120) ends any one command after S seconds: its row says so and the next N
 # is not tried, so a lent machine's minutes are not spent on one stalled run.
+# ONLY="quadrant cpu" runs only those of gpu, gpu-only, quadrant and cpu (the others' cells
+# stay empty): the GPU's d4 takes minutes from N = 21 on an H100.
+# Where nvidia-smi is found, the quadrant column also gives its GPU's busy share: the mean of
+# `nvidia-smi dmon` one-second samples of the multiprocessors while it ran (of every NVIDIA
+# GPU of the machine: where there are several, their mean).
 set -euo pipefail
 baseline=${1:-}
 [ "$baseline" = "-" ] && baseline=
 rounds=${2:-3}
 limit=${LIMIT:-120}
+only=${ONLY:-gpu gpu-only quadrant cpu}
+for name in $only; do
+    case $name in
+    gpu | gpu-only | quadrant | cpu) ;;
+    *)
+        echo "ONLY names '$name': gpu, gpu-only, quadrant or cpu are allowed" >&2
+        exit 2
+        ;;
+    esac
+done
 cd "$(dirname "$0")/.."
 if [ -n "${NQUEENS:-}" ]; then
     bin=$(realpath "$NQUEENS")
@@ -47,13 +62,26 @@ summary() { sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v
 measure() {
     local round=$1 name=$2 want=$3
     shift 3
-    local out stamp
+    [ "$name" = baseline ] || [[ " $only " == *" $name "* ]] || return 0
+    local out stamp dmon= busy
     stamp=$(mktemp)
+    if [ "$name" = quadrant ] && command -v nvidia-smi >/dev/null; then
+        busy=$(mktemp)
+        nvidia-smi dmon -s u -d 1 >"$busy" 2>/dev/null &
+        dmon=$!
+    fi
     TIMEFORMAT='%R %U %S'
     if ! out=$( { time timeout "$limit" "$@" 2>/dev/null; } 2>"$stamp"); then
         rm -f "$stamp"
+        [ -n "$dmon" ] && kill "$dmon" && rm -f "$busy"
         echo "$name ($*) did not end within $limit s (LIMIT)" >&2
         return 1
+    fi
+    if [ -n "$dmon" ]; then
+        kill "$dmon" && wait "$dmon" 2>/dev/null || true
+        # the samples' second column: the multiprocessors' busy share, in percent
+        awk -v r="$round" '$1 ~ /^[0-9]+$/ {s += $2; c++} END {if (c && r > 0) print r, "busy", s / c, s / c}' "$busy" >>"$times"
+        rm -f "$busy"
     fi
     local total
     total=$(echo "$out" | grep -Eo 'total=[0-9]+' | cut -d= -f2 || true)
@@ -76,8 +104,8 @@ while read -r index kind name; do
     fi
     echo
     echo "adapter $index: $name ($kind)"
-    echo "| N | gpu s | gpu cpu s | gpu-only s | gpu-only cpu s | quadrant gpu-only s | quadrant gpu-only cpu s | cpu s | baseline s | baseline cpu s | baseline / gpu-only |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| N | gpu s | gpu cpu s | gpu-only s | gpu-only cpu s | quadrant gpu-only s | quadrant gpu-only cpu s | cpu s | baseline s | baseline cpu s | baseline / gpu-only | quadrant GPU busy % |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for ((n = from; n <= to; n++)); do
         : >"$times"
         want=$("$bin" count "$n" --device cpu)
@@ -94,17 +122,20 @@ while read -r index kind name; do
             [ "$ended" = yes ] || break
         done
         if [ "$ended" = no ]; then
-            echo "| $n | a command ran past $limit s: N = $n and above not measured | | | | | | | | | |"
+            echo "| $n | a command ran past $limit s: N = $n and above not measured | | | | | | | | | | |"
             break
         fi
-        cell() { awk -v c="$1" -v k="$2" '$2 == c {print $k}' "$times" | summary; }
+        # a command not run (ONLY) leaves its cells empty
+        cell() { grep -q " $1 " "$times" && awk -v c="$1" -v k="$2" '$2 == c {print $k}' "$times" | summary || true; }
         row="| $n | $(cell gpu 3) | $(cell gpu 4) | $(cell gpu-only 3) | $(cell gpu-only 4) | $(cell quadrant 3) | $(cell quadrant 4) | $(cell cpu 3)"
         if grep -q ' baseline ' "$times"; then
-            ratio=$(awk -v k="$col" '$2 == "baseline" {b[$1] = $k} $2 == "gpu-only" {g[$1] = $k} END {for (r in b) print b[r] / g[r]}' "$times" | summary)
-            row="$row | $(cell baseline 3) | $(cell baseline 4) | $ratio |"
+            ratio=
+            grep -q ' gpu-only ' "$times" && ratio=$(awk -v k="$col" '$2 == "baseline" {b[$1] = $k} $2 == "gpu-only" {g[$1] = $k} END {for (r in b) print b[r] / g[r]}' "$times" | summary)
+            row="$row | $(cell baseline 3) | $(cell baseline 4) | $ratio"
         else
-            row="$row | | | |"
+            row="$row | | |"
         fi
+        row="$row | $(cell busy 3) |"
         echo "$row"
     done
     first=no
