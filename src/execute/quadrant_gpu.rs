@@ -1,13 +1,13 @@
 //! The quadrant engine on GPUs: CPU threads take units one at a time, as on the CPU, and
 //! build each unit's halves and sieves; the pair count of each loaded sieve goes to the
-//! thread's GPU (over a bus with the filling of its tables from the slices it is sent). A
+//! thread's GPU (over a bus with its tables made there from the dense words it is sent). A
 //! thread gathers its sieves in a batch ([`PairBatch`]) and sends it once it holds
 //! [`BATCH_LANES`] patterns a lane of the GPU or its next sieve does not fit its room (at
 //! most [`BATCH_BYTES`] sent and as many of tables), and when it has no unit left; it builds
 //! the next batch while the GPU counts (its [`PairQueue`] holds two), and a unit is handed in
 //! once the batches holding its sieves are counted. With `share`, a thread whose two batches
 //! are both on the GPU counts its sieve on the CPU instead (making its tables there, if it
-//! was sliced for the GPU); a sieve larger than the GPU binds is counted on the CPU and said
+//! was loaded as words for the GPU); a sieve larger than the GPU binds is counted on the CPU and said
 //! (`gpu_given_up`).
 //!
 //! The plan, its units and their results are the CPU's: a unit's count does not say which
@@ -38,16 +38,16 @@ use std::sync::{Arc, Mutex};
 /// invocations a dispatch runs, 4,096 on lavapipe, 262,144 on an H100).
 const BATCH_LANES: usize = 4;
 
-/// Bytes of lookup tables, and of what is sent (the tables, or their slices), a batch holds
+/// Bytes of lookup tables, and of what is sent (the tables, or the dense words), a batch holds
 /// at most (a sieve of N = 24 alone takes more: it goes alone); a thread's batches are given
 /// room by the last one's upload, growing to this. A thread's queue holds two batches, each
-/// in an upload buffer and, over a bus, on the GPU with the tables it fills (the slices are
-/// 5/32 of their bytes): 16 threads keep about 1.3 GiB of them there, 1 GiB on lavapipe.
+/// in an upload buffer and, over a bus, on the GPU with the tables it makes (the words are
+/// about a sixth of their bytes): 16 threads keep about 1.3 GiB of them there, 1 GiB on lavapipe.
 const BATCH_BYTES: u64 = 32 << 20;
 
 /// Patterns between two spot checks: besides each sieve's first, every 4096th pattern a
 /// thread sends is worked out again on the CPU from what the GPU was sent (its reached
-/// blocks' tables, or their slices): about 1/4000 of the GPU's work.
+/// blocks' tables, or their words): about 1/4000 of the GPU's work.
 const SPOT_EVERY: u64 = 4096;
 
 /// The board of the pair kernel's known-answer check, before a GPU counts a unit: its 462
@@ -517,10 +517,10 @@ mod tests {
 
     /// The test GPU as a discrete one works (lavapipe binds what the host maps and is sent
     /// tables): opened without mapped primary buffers, its batches go through copies and
-    /// it fills the tables from the slices it is sent.
+    /// it makes the tables from the dense words it is sent.
     fn copying_gpus() -> Option<[Arc<Gpu>; 1]> {
         let gpu = crate::gpu::test_gpu_without(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)?;
-        assert_eq!(gpu.pair_queue::<()>().takes(), Made::Slices);
+        assert_eq!(gpu.pair_queue::<()>().takes(), Made::Words);
         Some([Arc::new(gpu)])
     }
 
@@ -568,7 +568,7 @@ mod tests {
     }
 
     #[test]
-    fn a_gpu_that_copies_its_buffers_and_fills_its_tables_counts_alike() {
+    fn a_gpu_that_copies_its_buffers_and_makes_its_tables_counts_alike() {
         let Some(gpus) = copying_gpus() else {
             return;
         };
@@ -621,8 +621,8 @@ mod tests {
     }
 
     #[test]
-    fn random_units_of_19_to_23_count_alike_on_a_gpu_sent_slices() {
-        // the widest dense words and the most lookups, filled on the GPU
+    fn random_units_of_19_to_23_count_alike_on_a_gpu_sent_words() {
+        // the widest dense words and the most lookups, made into tables on the GPU
         let Some(gpus) = copying_gpus() else {
             return;
         };

@@ -1,6 +1,7 @@
-//! Sieves gathered for one dispatch of the filling and pair kernels (`tables.wgsl`,
-//! `pairs.wgsl`): their tables or slices one after another (so the tables, sent or filled,
-//! lie one sieve's after another's), their reaches moved past the earlier sieves' tables,
+//! Sieves gathered for one dispatch of the tables' and the pair kernels (`tables.wgsl`,
+//! `pairs.wgsl`): their tables or dense words one after another (so the tables, sent or
+//! made, lie one sieve's after another's), each block of words with where its words and
+//! tables start, their reaches moved past the earlier sieves' tables,
 //! their signatures past the earlier sieves' signatures, and each pattern's words (its dense
 //! word, then its signature in the batch). Many small sieves then cost one dispatch (N = 17
 //! has 54,779 of a few thousand patterns each), and the kernel never needs to know where one
@@ -8,7 +9,7 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use crate::quadrant::{PairWork, ENTRY_BYTES, SUBSET_BITS};
+use crate::quadrant::{PairWork, BLOCK_WORDS, ENTRY_BYTES};
 use std::ops::Range;
 
 /// Where each word list of a batch starts in its upload: a multiple of every device's
@@ -25,14 +26,21 @@ pub struct Sieved {
     pub ticket: u64,
 }
 
-/// Sieves gathered for one dispatch (their tables or slices go straight to the GPU's upload:
+/// Sieves gathered for one dispatch (their tables or words go straight to the GPU's upload:
 /// [`PairQueue`](super::PairQueue)).
 #[derive(Debug, Default)]
 pub struct PairBatch {
     /// Bytes of the sieves' lookup tables, one after another, as the GPU makes them.
     pub table_bytes: u64,
-    /// Bytes of the sieves' tables or slices (what the GPU takes), one after another.
+    /// Bytes of the sieves' tables or words (what the GPU takes), one after another.
     pub upload_bytes: u64,
+    /// For each block of words, where they (before and after grouping) and its tables
+    /// start, its patterns, its words a pattern, lookups and pivots, and where its sieve's
+    /// words and cursors start ([`PairWork::word_blocks`], moved past the earlier sieves'):
+    /// what the GPU groups the words and makes the tables by.
+    pub blocks: Vec<u32>,
+    /// Each sieve of words' cursors ([`PairWork::cursors`]), one after another.
+    pub cursors: Vec<u32>,
     /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
     /// For each signature of the batch, where its reach starts and ends in `reach`, and its
@@ -57,32 +65,43 @@ pub struct WordParts {
     pub patterns: Range<u64>,
     pub reach: Range<u64>,
     pub reach_at: Range<u64>,
+    pub blocks: Range<u64>,
 }
 
 impl WordParts {
-    fn of(patterns: usize, reach: usize, reach_at: usize) -> WordParts {
-        let part = |start: u64, words: usize| start..start + 4 * words.max(1) as u64;
-        let patterns = part(0, patterns);
-        let reach = part(patterns.end.next_multiple_of(PART_ALIGN), reach);
-        let reach_at = part(reach.end.next_multiple_of(PART_ALIGN), reach_at);
+    /// The parts of lists of these lengths (in words): patterns, reach, reach_at, blocks.
+    fn of(lengths: [usize; 4]) -> WordParts {
+        let mut end = 0;
+        let [patterns, reach, reach_at, blocks] = lengths.map(|words| {
+            let start = u64::next_multiple_of(end, PART_ALIGN);
+            end = start + 4 * words.max(1) as u64;
+            start..end
+        });
         WordParts {
             patterns,
             reach,
             reach_at,
+            blocks,
         }
     }
 
     /// Bytes of the buffer that holds them.
     pub fn len(&self) -> u64 {
-        self.reach_at.end
+        self.blocks.end
     }
 }
 
 impl PairBatch {
     /// Adds `work`'s sieve, under `ticket`, with its patterns `spots` spot-checked; its
-    /// tables or slices lie at [`PairBatch::upload_bytes`] as it was.
+    /// tables or words lie at [`PairBatch::upload_bytes`] as it was.
     pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
+        let (word_base, cursor_base) = ((self.upload_bytes / 4) as u32, self.cursors.len() as u32);
+        for [words, entry, patterns, shape, ..] in work.word_blocks() {
+            let record = [words + word_base, entry + entry_base, patterns, shape];
+            (self.blocks).extend(record.into_iter().chain([word_base, cursor_base, 0, 0]));
+        }
+        self.cursors.extend_from_slice(work.cursors());
         self.table_bytes += work.table_bytes();
         self.upload_bytes += work.upload_bytes();
         let reach_base = self.reach.len() as u32;
@@ -135,29 +154,38 @@ impl PairBatch {
 
     /// Where the word lists lie in the buffer that holds them.
     pub fn word_parts(&self) -> WordParts {
-        WordParts::of(self.patterns.len(), self.reach.len(), self.reach_at.len())
+        let lists = [&self.patterns, &self.reach, &self.reach_at, &self.blocks];
+        WordParts::of(lists.map(Vec::len))
     }
 
-    /// Lookups of every block of the batch.
-    pub fn all_lookups(&self) -> u64 {
-        self.table_bytes / ENTRY_BYTES / (1 << SUBSET_BITS)
+    /// Blocks of words the GPU makes tables of.
+    pub fn word_blocks(&self) -> usize {
+        self.blocks.len() / BLOCK_WORDS
     }
 
     /// The largest buffer the batch would bind with `work` added, in bytes.
     pub fn largest_with(&self, work: &PairWork) -> u64 {
         let tables = self.table_bytes + work.table_bytes();
-        let words = WordParts::of(
+        let words = WordParts::of([
             self.patterns.len() + work.patterns.len(),
             self.reach.len() + work.reach.len(),
             self.reach_at.len() + 3 * work.reach_at.len(),
-        );
-        tables.max(words.len())
+            self.blocks.len() + BLOCK_WORDS * work.word_blocks().len(),
+        ]);
+        let cursors = 4 * (self.cursors.len() + work.cursors().len()) as u64;
+        let uploads = self.upload_bytes + work.upload_bytes();
+        [tables, words.len(), cursors, uploads]
+            .into_iter()
+            .max()
+            .unwrap_or(0)
     }
 
     /// Empties the batch, keeping its memory.
     pub fn clear(&mut self) {
         self.table_bytes = 0;
         self.upload_bytes = 0;
+        self.blocks.clear();
+        self.cursors.clear();
         self.reach.clear();
         self.reach_at.clear();
         self.patterns.clear();
@@ -174,12 +202,14 @@ mod tests {
 
     #[test]
     fn word_lists_lie_apart_each_aligned_and_never_empty() {
-        let parts = WordParts::of(5, 0, 3);
+        let parts = WordParts::of([5, 0, 3, 0]);
         assert_eq!(parts.patterns, 0..20);
         assert_eq!(parts.reach, 256..260);
         assert_eq!(parts.reach_at, 512..524);
-        assert_eq!(parts.len(), 524);
-        let parts = WordParts::of(64, 64, 64);
+        assert_eq!(parts.blocks, 768..772);
+        assert_eq!(parts.len(), 772);
+        let parts = WordParts::of([64, 64, 64, 8]);
         assert_eq!((parts.reach.start, parts.reach_at.start), (256, 512));
+        assert_eq!(parts.blocks, 768..800);
     }
 }

@@ -13,7 +13,7 @@ pub(crate) mod ledger;
 mod pairs;
 pub use pairs::PairQueue;
 mod trust;
-mod upload;
+pub(crate) mod upload;
 
 use crate::adapter::Adapter;
 use crate::error::Error;

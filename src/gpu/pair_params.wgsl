@@ -7,8 +7,8 @@ struct Params {
     // the most lookups of a sieve of the batch (at most 26: a dense word's 128 bits); a
     // pattern's dense word is 0 past its own sieve's
     lookups: u32,
-    // the lookups of every block of the batch (the tables to fill)
-    all_lookups: u32,
+    // the stored blocks of the batch (the tables to make, where it was sent words)
+    blocks: u32,
     // words a pattern of the other side takes: NARROW_WORDS or DENSE_WORDS + 1
     pattern_words: u32,
 }

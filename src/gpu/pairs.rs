@@ -1,13 +1,15 @@
 //! The quadrant engine's pair count on a GPU: a batch of loaded sieves' lookup tables, or
-//! their slices, reaches and the other side's dense words uploaded; where it was sent
-//! slices, the GPU fills the tables (`tables.wgsl`); then an invocation a pattern of the
+//! their stored patterns' dense words, reaches and the other side's dense words uploaded;
+//! where it was sent words, the GPU makes the tables (`tables.wgsl`: a workgroup a block
+//! transposes them into slices and fills the lookups); then an invocation a pattern of the
 //! other side (in turn, where they are more than the invocations) counts its clashes
 //! (`pairs.wgsl`), read back.
 //!
 //! What is sent is the device's: where it shares the host's memory the host's tables are
-//! bound as they lie (on lavapipe the filling, run by the driver's threads on the same
-//! cores, made `count 18` take 1.28 times as long), and over a bus the slices go, a sixth
-//! of the tables' bytes (the H200's hosts wrote about 900 GB of tables at N = 21).
+//! bound as they lie (on lavapipe the GPU's work is the host's cores': filling the tables
+//! from slices there made `count 18` take 1.28 times as long), and over a bus the dense
+//! words go, about a sixth of the tables' bytes (the H200's hosts wrote about 900 GB of
+//! tables at N = 21), and the host makes no transposes.
 //!
 //! A thread's batches go through its [`PairQueue`]: [`SLOTS`] sets of buffers kept from
 //! batch to batch (grown when a batch needs more), one counting on the GPU while the thread
@@ -38,8 +40,9 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
 }
 
-/// The filling of the tables and the pair kernel.
+/// The grouping of the stored words, the making of the tables, and the pair kernel.
 pub(super) struct Kernels {
+    group: wgpu::ComputePipeline,
     tables: wgpu::ComputePipeline,
     pairs: wgpu::ComputePipeline,
 }
@@ -62,6 +65,7 @@ pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
         })
     };
     Kernels {
+        group: pipeline("group.wgsl", include_str!("group.wgsl")),
         tables: pipeline("tables.wgsl", include_str!("tables.wgsl")),
         pairs: pipeline("pairs.wgsl", include_str!("pairs.wgsl")),
     }
@@ -83,13 +87,13 @@ pub(super) struct Device<'a> {
 }
 
 impl Device<'_> {
-    /// What the host sends of a sieve: over a bus its slices, for the GPU to fill the
-    /// tables; where the GPU shares the host's memory (lavapipe: its threads are the
-    /// host's cores), the tables.
+    /// What the host sends of a sieve: over a bus its stored patterns' dense words, for the
+    /// GPU to make the tables; where the GPU shares the host's memory (lavapipe: its
+    /// threads are the host's cores), the tables.
     pub fn takes(&self) -> Made {
         match self.shares_memory {
             true => Made::Tables,
-            false => Made::Slices,
+            false => Made::Words,
         }
     }
 }
@@ -151,12 +155,12 @@ impl Staged {
     }
 }
 
-/// One set of a dispatch's buffers: the tables or slices sent, the tables the GPU fills
-/// (where it was sent slices), the word lists (at their [`WordParts`]), the kernels'
-/// parameters and the clashes.
+/// One set of a dispatch's buffers: the tables or words sent, the words grouped, their
+/// cursors and the tables the GPU makes (where it was sent words), the word lists (at
+/// their [`WordParts`]), the kernels' parameters and the clashes.
 struct Slot {
     upload: Staged,
-    filled: Option<wgpu::Buffer>,
+    making: Option<Making>,
     words: Staged,
     params: wgpu::Buffer,
     clashes: Staged,
@@ -172,14 +176,47 @@ fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Bu
     })
 }
 
+/// The buffers where the GPU makes the tables from the words it is sent: the words
+/// grouped, the cursors it groups them by, and the tables.
+struct Making {
+    grouped: wgpu::Buffer,
+    cursors: wgpu::Buffer,
+    tables: wgpu::Buffer,
+}
+
+impl Making {
+    fn new(device: &wgpu::Device) -> Making {
+        Making {
+            grouped: buffer(device, "grouped words", 0, Use::STORAGE),
+            cursors: buffer(device, "cursors", 0, Use::STORAGE | Use::COPY_DST),
+            tables: buffer(device, "tables", 0, Use::STORAGE),
+        }
+    }
+
+    /// Makes room for these bytes of grouped words, cursors and tables.
+    fn fit(&mut self, device: &Device, bytes: [u64; 3]) {
+        let buffers = [&mut self.grouped, &mut self.cursors, &mut self.tables];
+        for (buffer, bytes) in buffers.into_iter().zip(bytes) {
+            if buffer.size() < bytes {
+                let usage = buffer.usage();
+                *buffer = self::buffer(
+                    device.device,
+                    "making tables",
+                    grown(bytes, device.limit),
+                    usage,
+                );
+            }
+        }
+    }
+}
+
 impl Slot {
     /// Buffers for batches of up to `upload` bytes sent (the others made when the batch is
     /// sent); the host's mapped where it writes them.
     fn new(device: &Device, upload: u64) -> Slot {
         Slot {
             upload: Staged::new(device, "pair upload", upload, Way::ToGpu),
-            filled: (device.takes() == Made::Slices)
-                .then(|| buffer(device.device, "tables", 0, Use::STORAGE)),
+            making: (device.takes() == Made::Words).then(|| Making::new(device.device)),
             words: Staged::new(device, "pair words", 0, Way::ToGpu),
             params: buffer(
                 device.device,
@@ -191,12 +228,15 @@ impl Slot {
         }
     }
 
-    /// Makes room for `tables` bytes of tables (where the GPU fills them), `words` of word
+    /// Makes room for `tables` bytes of tables (where the GPU makes them), `words` of word
     /// lists and `patterns` patterns, keeping the upload.
-    fn fit(&mut self, device: &Device, (tables, words, patterns): (u64, u64, u64)) {
-        if let Some(filled) = self.filled.as_mut().filter(|f| f.size() < tables) {
-            let bytes = grown(tables, device.limit);
-            *filled = buffer(device.device, "tables", bytes, Use::STORAGE);
+    fn fit(&mut self, device: &Device, batch: &PairBatch, words: u64) {
+        let (tables, patterns) = (batch.table_bytes, batch.len() as u64);
+        if let Some(making) = self.making.as_mut() {
+            making.fit(
+                device,
+                [batch.upload_bytes, 4 * batch.cursors.len() as u64, tables],
+            );
         }
         if self.words.size() < words {
             let words = grown(words, device.limit);
@@ -253,7 +293,7 @@ impl<'a, T> PairQueue<'a, T> {
     }
 
     /// Starts a batch (none being built, or one that holds nothing yet) that may be sent
-    /// `upload` bytes of tables or slices (within the device's limit): false when every
+    /// `upload` bytes of tables or words (within the device's limit): false when every
     /// slot is on the GPU (then [`PairQueue::receive`] one first).
     pub fn begin(&mut self, upload: u64) -> bool {
         if let Some(slot) = self.filling.take() {
@@ -272,13 +312,13 @@ impl<'a, T> PairQueue<'a, T> {
         true
     }
 
-    /// Writes `work`'s tables or slices (what the device takes) into the batch being
+    /// Writes `work`'s tables or words (what the device takes) into the batch being
     /// built, `at` bytes from the start of its upload (within [`PairQueue::upload_room`]).
     pub fn write_upload(&mut self, at: u64, work: &PairWork) -> Result<(), String> {
         let slot = self.filling.as_ref().expect("a batch begun");
         let range = slot.upload.host.slice(at..at + work.upload_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
-        view.copy_from_slice(&le_bytes(work.upload_words()));
+        view.copy_from_slice(&work.upload());
         Ok(())
     }
 
@@ -289,12 +329,12 @@ impl<'a, T> PairQueue<'a, T> {
         let mut slot = self.filling.take().expect("a batch begun");
         let parts = batch.word_parts();
         let patterns = batch.len();
-        slot.fit(gpu, (batch.table_bytes, parts.len(), patterns as u64));
+        slot.fit(gpu, batch, parts.len());
         write_words(&slot, batch, &parts)?;
         slot.upload.host.unmap();
-        let all_lookups = batch.all_lookups();
+        let blocks = batch.word_blocks();
         let words = batch.pattern_words as u32;
-        let params = [patterns as u32, batch.lookups, all_lookups as u32, words];
+        let params = [patterns as u32, batch.lookups, blocks as u32, words];
         gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
         let mut encoder = gpu
             .device
@@ -312,18 +352,42 @@ impl<'a, T> PairQueue<'a, T> {
             }),
         };
         let kernels = gpu.kernels;
-        let filling = slot.filled.as_ref().map(|filled| {
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("tables"),
-                layout: &kernels.tables.get_bind_group_layout(0),
-                entries: &[
+        let bind =
+            |label: &str, pipeline: &wgpu::ComputePipeline, entries: &[wgpu::BindGroupEntry]| {
+                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(label),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries,
+                })
+            };
+        // where the GPU makes the tables: the words grouped, then the tables made of them
+        let making = slot.making.as_ref().map(|making| {
+            gpu.queue
+                .write_buffer(&making.cursors, 0, &le_bytes(&batch.cursors));
+            let grouping = bind(
+                "group",
+                &kernels.group,
+                &[
                     entry(0, &slot.params),
                     entry(1, slot.upload.bound()),
-                    entry(2, filled),
+                    entry(2, &making.grouped),
+                    words(3, &parts.blocks),
+                    entry(4, &making.cursors),
                 ],
-            })
+            );
+            let tables = bind(
+                "tables",
+                &kernels.tables,
+                &[
+                    entry(0, &slot.params),
+                    entry(1, &making.grouped),
+                    entry(2, &making.tables),
+                    words(3, &parts.blocks),
+                ],
+            );
+            [grouping, tables]
         });
-        let tables = slot.filled.as_ref().unwrap_or(slot.upload.bound());
+        let tables = (slot.making.as_ref()).map_or(slot.upload.bound(), |making| &making.tables);
         let counting = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("pairs"),
             layout: &kernels.pairs.get_bind_group_layout(0),
@@ -336,11 +400,12 @@ impl<'a, T> PairQueue<'a, T> {
                 entry(5, slot.clashes.bound()),
             ],
         });
-        // the filling (an invocation a word of a lookup's entries) in a pass before the
-        // pairs': a pass sees what the one before wrote
-        let fill = (8 * all_lookups as usize).div_ceil(gpu.workgroup);
-        let passes = (filling.iter())
-            .map(|bind| ("tables", &kernels.tables, bind, fill))
+        // the grouping and the tables (a workgroup a block) in passes before the pairs': a
+        // pass sees what the one before wrote
+        let made = [("group", &kernels.group), ("tables", &kernels.tables)];
+        let passes = (making.iter())
+            .flat_map(|binds| made.iter().zip(binds))
+            .map(|(&(label, pipeline), bind)| (label, pipeline, bind, blocks))
             .chain([(
                 "pairs",
                 &kernels.pairs,
@@ -445,6 +510,7 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
             (&parts.patterns, &batch.patterns),
             (&parts.reach, &batch.reach),
             (&parts.reach_at, &batch.reach_at),
+            (&parts.blocks, &batch.blocks),
         ] {
             let start = at.start as usize;
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));

@@ -1,49 +1,77 @@
-// The quadrant engine's lookup tables (src/quadrant/sieve/layout.rs, `Sieve::slice`) filled
-// on a GPU from the slices the host sends, before the pair kernel (pairs.wgsl) reads them:
-// for each lookup and each subset of its five slices, their OR. The host sends 5 slices a
-// lookup instead of its 32 entries (a sixth of the bytes over the bus) and leaves the
-// filling to the GPU. An invocation fills one 32-bit word of every entry of a lookup.
+// The quadrant engine's lookup tables (src/quadrant/sieve/layout.rs, `Sieve::slice`) made on
+// a GPU from the stored patterns' dense words, once grouped (group.wgsl), before the pair
+// kernel (pairs.wgsl) reads them. A workgroup a block of 256 patterns: each invocation sets
+// its pattern's bit in the slice of every dense bit it holds (the slices in workgroup
+// memory, a 256-bit set a dense bit), then fills one 32-bit word of one entry of every
+// lookup: for each subset of a lookup's five slices, their OR. The host sends a pattern's
+// dense word (8 bytes where it fits 64 bits) instead of the block's slices and leaves the
+// sort and the transposes to the GPU.
 
 // (`params`: pair_params.wgsl)
-// lookup `l`'s slices, a bit a pattern of its block: slices[ENTRY_WORDS (SUBSET_BITS l + b)..]
-@group(0) @binding(1) var<storage, read> slices: array<u32>;
-// lookup `l`'s entry `s`: tables[ENTRY_WORDS (ENTRIES l + s)..][..ENTRY_WORDS]
+// the stored patterns' dense words, grouped, `per` 32-bit words a pattern, low word first
+@group(0) @binding(1) var<storage, read> words: array<u32>;
+// lookup `l`'s entry `s` of a block: tables[ENTRY_WORDS (first + ENTRIES l + s)..][..ENTRY_WORDS]
 @group(0) @binding(2) var<storage, read_write> tables: array<u32>;
+// two for each block (group.wgsl's): where its patterns' words start, its first entry in
+// the tables, its patterns, and `per` | lookups << 8 | pivots << 16; then its sieve's
+@group(0) @binding(3) var<storage, read> blocks: array<vec4<u32>>;
 
-const WG: u32 = {WG}u;
+const BLOCK: u32 = 256u;
 const ENTRY_WORDS: u32 = 8u;
 const SUBSET_BITS: u32 = {SUBSET_BITS}u;
 const ENTRIES: u32 = 1u << SUBSET_BITS;
-// (a lookup's slices are read one by one below)
+// a dense word's bits at most: {DENSE_WORDS} words, the lookups' padding included
+const MOST_BITS: u32 = ({DENSE_WORDS}u * 32u + SUBSET_BITS - 1u) / SUBSET_BITS * SUBSET_BITS;
+// (a lookup's slices are read one by one below, an entry a word of an invocation's)
 const_assert SUBSET_BITS == 5u;
+const_assert ENTRIES * ENTRY_WORDS == BLOCK;
 
-@compute @workgroup_size(WG)
+var<workgroup> slices: array<atomic<u32>, MOST_BITS * ENTRY_WORDS>;
+
+@compute @workgroup_size(BLOCK)
 fn main(
-    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let stride = groups.x * WG;
-    for (var i = gid.x; i < params.all_lookups * ENTRY_WORDS; i += stride) {
-        let l = i / ENTRY_WORDS;
-        let w = i % ENTRY_WORDS;
-        let at = ENTRY_WORDS * SUBSET_BITS * l + w;
-        let slice = array<u32, 5>(
-            slices[at],
-            slices[at + ENTRY_WORDS],
-            slices[at + 2u * ENTRY_WORDS],
-            slices[at + 3u * ENTRY_WORDS],
-            slices[at + 4u * ENTRY_WORDS],
-        );
-        let first = ENTRY_WORDS * ENTRIES * l + w;
-        for (var s = 0u; s < ENTRIES; s++) {
+    for (var b = group.x; b < params.blocks; b += groups.x) {
+        let block = blocks[2u * b];
+        let count = block.z;
+        let per = block.w & 0xFFu;
+        let lookups = (block.w >> 8u) & 0xFFu;
+        for (var i = t; i < lookups * SUBSET_BITS * ENTRY_WORDS; i += BLOCK) {
+            atomicStore(&slices[i], 0u);
+        }
+        workgroupBarrier();
+        if t < count {
+            let at = block.x + t * per;
+            let word = t / 32u;
+            let bit = 1u << (t % 32u);
+            for (var w = 0u; w < per; w++) {
+                // the dense bits the pattern holds, lowest first
+                var held = words[at + w];
+                while held != 0u {
+                    let d = 32u * w + countTrailingZeros(held);
+                    atomicOr(&slices[ENTRY_WORDS * d + word], bit);
+                    held &= held - 1u;
+                }
+            }
+        }
+        workgroupBarrier();
+        let s = t / ENTRY_WORDS;
+        let w = t % ENTRY_WORDS;
+        for (var l = 0u; l < lookups; l++) {
+            let at = ENTRY_WORDS * SUBSET_BITS * l + w;
             // (each bit's slice picked by a select: no array indexed per lane)
             var entry = 0u;
-            entry |= select(0u, slice[0], (s & 1u) != 0u);
-            entry |= select(0u, slice[1], (s & 2u) != 0u);
-            entry |= select(0u, slice[2], (s & 4u) != 0u);
-            entry |= select(0u, slice[3], (s & 8u) != 0u);
-            entry |= select(0u, slice[4], (s & 16u) != 0u);
-            tables[first + ENTRY_WORDS * s] = entry;
+            entry |= select(0u, atomicLoad(&slices[at]), (s & 1u) != 0u);
+            entry |= select(0u, atomicLoad(&slices[at + ENTRY_WORDS]), (s & 2u) != 0u);
+            entry |= select(0u, atomicLoad(&slices[at + 2u * ENTRY_WORDS]), (s & 4u) != 0u);
+            entry |= select(0u, atomicLoad(&slices[at + 3u * ENTRY_WORDS]), (s & 8u) != 0u);
+            entry |= select(0u, atomicLoad(&slices[at + 4u * ENTRY_WORDS]), (s & 16u) != 0u);
+            tables[ENTRY_WORDS * (block.y + ENTRIES * l + s) + w] = entry;
         }
+        // (the next block clears the slices only once every invocation has read them)
+        workgroupBarrier();
     }
 }

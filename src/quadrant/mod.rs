@@ -42,7 +42,9 @@ use sieve::Sieve;
 pub(crate) use sieve::{Counted, PairDevice};
 // what the GPU's pair count takes
 #[cfg(feature = "gpu")]
-pub(crate) use sieve::{Made, PairWork, DENSE_WORDS, ENTRY_BYTES, NARROW_WORDS, SUBSET_BITS};
+pub(crate) use sieve::{Made, PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES};
+#[cfg(feature = "gpu")]
+pub(crate) use sieve::{NARROW_WORDS, SUBSET_BITS};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

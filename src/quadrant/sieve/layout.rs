@@ -170,26 +170,29 @@ pub(super) const MOST_LOOKUPS: usize = MOST_DENSE_BITS.div_ceil(TABLE_BITS as us
 /// Entries of one lookup: every subset of `TABLE_BITS` diagonals.
 pub(super) const TABLE_ENTRIES: usize = 1 << TABLE_BITS;
 
-/// What [`Sieve::slice`] makes of a block.
+/// What a loaded sieve holds for the pair loop: its blocks' lookup tables, or what a device
+/// makes them from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Made {
-    /// Its lookup tables, which the CPU's loops read (and a device that shares the host's
-    /// memory).
+    /// Its lookup tables ([`Sieve::slice`]), which the CPU's loops read (and a device that
+    /// shares the host's memory).
     #[default]
     Tables,
-    /// Its slices, a lookup's [`TABLE_BITS`] after another's (the padding's empty), which a
-    /// device fills into tables: a sixth of the tables' bytes over a bus.
-    Slices,
+    /// Its patterns' dense words in the order they came ([`DenseWords`]), which a device
+    /// groups by their pivots' bits, transposes into slices and fills into tables: over a
+    /// bus, about the slices' bytes, and neither the host's sort nor its transposes.
+    Words,
 }
 
-impl Made {
-    /// Entries (of 32 bytes) a lookup takes.
-    pub(super) fn per_lookup(self) -> usize {
-        match self {
-            Made::Tables => TABLE_ENTRIES,
-            Made::Slices => TABLE_BITS as usize,
-        }
-    }
+/// The stored patterns' dense words ([`Seen`], in their own coordinates, the pivots' bits
+/// lowest), where a device makes the tables ([`Made::Words`]): two 32-bit words a pattern
+/// where the dense word fits 64 bits, else four.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DenseWords {
+    pub(super) narrow: Vec<[u32; 2]>,
+    pub(super) wide: Vec<[u32; 4]>,
+    /// 32-bit words a pattern: 2 (`narrow` holds them) or 4 (`wide`).
+    pub(super) per_pattern: usize,
 }
 
 /// One entry of a lookup table: a block's patterns on a subset of diagonals, 256 bits.
@@ -255,7 +258,7 @@ pub struct Sieve {
     pub(super) blocks: usize,
     /// Lookups per block: `TABLE_BITS` seen diagonals each.
     pub(super) lookups: usize,
-    /// What `data` holds.
+    /// What the pair loop is given: `data`'s tables, or `dense`'s words.
     pub(super) made: Made,
     /// The stored diagonals, in their own coordinates.
     pub(super) main: u64,
@@ -280,9 +283,13 @@ pub struct Sieve {
     /// Buffers: the stored patterns in signature order, their signatures, and where each
     /// signature's patterns start.
     pub(super) sorted: Vec<Pattern>,
-    /// The stored patterns, grouped, where a device fills the tables from slices
-    /// ([`Sieve::load_for_device`]): the CPU makes them from these where it declines.
-    pub(super) stored: Vec<Pattern>,
+    /// The stored patterns' dense words as they came, where a device makes the tables
+    /// ([`Sieve::load_for_device`]), and for each value of their pivots' bits where its
+    /// first goes once grouped (the CPU groups and slices them where the device declines,
+    /// into `grouped`).
+    pub(super) dense: DenseWords,
+    pub(super) cursors: Vec<u32>,
+    pub(super) grouped: DenseWords,
     pub(super) signatures: Vec<Signature>,
     pub(super) start: Vec<usize>,
     /// The other side in signature order as a device reads it, where the sort writes that
@@ -305,14 +312,12 @@ impl Sieve {
 
     /// Bit-slices `patterns` (those it was sized for) into blocks, on the diagonals the
     /// other side sees (64 patterns at a time by `transpose`, a
-    /// [`transpose64`](super::portable::transpose64)), and fills each lookup's subsets, or
-    /// leaves the slices for a device to fill them (`made`).
+    /// [`transpose64`](super::portable::transpose64)), and fills each lookup's subsets.
     #[inline(always)]
     pub(super) fn slice(
         &mut self,
         patterns: &[Pattern],
         transpose: impl Fn(&mut [u64; 64]) + Copy,
-        made: Made,
     ) -> Result<(), TryReserveError> {
         let (main, anti) = (self.main, self.anti);
         debug_assert_eq!(self.len, patterns.len(), "sized for these patterns");
@@ -321,11 +326,7 @@ impl Sieve {
         // seen diagonals moved back (none falls off: each came from a stored diagonal)
         let seen = self.seen.bits();
         let source = self.seen.diagonals(self.others_shift);
-        self.made = made;
-        let stride = self.lookups * made.per_lookup();
-        // every entry is written below: the buffer is only grown, never cleared
-        let len = stride * self.blocks;
-        self.data.make_room(len)?;
+        self.make_room()?;
         // (an empty mask shifts by 63, not 64)
         let (main_low, anti_low) = (main.trailing_zeros().min(63), anti.trailing_zeros().min(63));
         // a half-board's diagonals of one direction span at most 32 (up to N = 22): both
@@ -381,32 +382,82 @@ impl Sieve {
                     }
                 }
             }
-            let table = &mut self.data.as_mut_slice()[b * stride..][..stride];
-            if made == Made::Slices {
-                // the padding's past the seen diagonals' are empty
-                let padded = slices.iter().chain(std::iter::repeat(&[0; 4]));
-                table
-                    .iter_mut()
-                    .zip(padded)
-                    .for_each(|(to, &slice)| *to = Slice(slice));
-                continue;
+            self.fill_block(b, slices);
+        }
+        Ok(())
+    }
+
+    /// [`Sieve::slice`] of the stored patterns from their dense words (`dense`, where
+    /// [`Made::Words`] left them for a device): a dense bit's slice is its row of the
+    /// transposed words.
+    #[inline(always)]
+    pub(super) fn slice_words(
+        &mut self,
+        dense: &DenseWords,
+        transpose: impl Fn(&mut [u64; 64]) + Copy,
+    ) -> Result<(), TryReserveError> {
+        let per = dense.per_pattern;
+        let words = dense.words();
+        debug_assert_eq!(self.len * per, words.len(), "sized for these patterns");
+        self.make_room()?;
+        let mut slices = [[0u64; 4]; MOST_DENSE_BITS];
+        let slices = &mut slices[..self.seen.bits()];
+        let mut rows = [0u64; 64];
+        for (b, block) in words.chunks(BLOCK * per).enumerate() {
+            if block.len() < BLOCK * per {
+                // a last, short block's words past its patterns are empty
+                slices.fill([0; 4]);
             }
-            // each lookup's subsets, doubled a diagonal at a time: those holding diagonal
-            // `bit` are those below `1 << bit` with its slice added (bounds known when
-            // compiled, no branch: the loop by lowest bit took twice as long)
-            for (l, lookup) in table.chunks_exact_mut(TABLE_ENTRIES).enumerate() {
-                lookup[0] = Slice::default();
-                for bit in 0..TABLE_BITS as usize {
-                    let d = l * TABLE_BITS as usize + bit;
-                    let slice = slices.get(d).copied().unwrap_or_default();
-                    let (below, above) = lookup.split_at_mut(1 << bit);
-                    for (to, from) in above[..1 << bit].iter_mut().zip(below.iter()) {
-                        *to = Slice(std::array::from_fn(|i| from.0[i] | slice[i]));
+            for (word, chunk) in block.chunks(64 * per).enumerate() {
+                // 64 dense bits a transpose: the low two 32-bit words, then the high two
+                for half in 0..per / 2 {
+                    if chunk.len() < 64 * per {
+                        // rows past a short chunk's are empty
+                        rows.fill(0);
+                    }
+                    for (row, p) in rows.iter_mut().zip(chunk.chunks_exact(per)) {
+                        *row = u64::from(p[2 * half]) | u64::from(p[2 * half + 1]) << 32;
+                    }
+                    transpose(&mut rows);
+                    let first = 64 * half;
+                    for (d, slice) in slices.iter_mut().enumerate().skip(first).take(64) {
+                        slice[word] = rows[d - first];
                     }
                 }
             }
+            self.fill_block(b, slices);
         }
         Ok(())
+    }
+
+    /// Room for the blocks' tables; every entry is written by the slicing, so the buffer is
+    /// only grown, never cleared.
+    fn make_room(&mut self) -> Result<(), TryReserveError> {
+        self.made = Made::Tables;
+        self.data
+            .make_room(self.blocks * self.lookups * TABLE_ENTRIES)
+    }
+
+    /// Fills block `b`'s lookups from its slices (a dense bit's each; the padding's past
+    /// them empty).
+    #[inline(always)]
+    fn fill_block(&mut self, b: usize, slices: &[[u64; 4]]) {
+        let stride = self.lookups * TABLE_ENTRIES;
+        let table = &mut self.data.as_mut_slice()[b * stride..][..stride];
+        // each lookup's subsets, doubled a diagonal at a time: those holding diagonal
+        // `bit` are those below `1 << bit` with its slice added (bounds known when
+        // compiled, no branch: the loop by lowest bit took twice as long)
+        for (l, lookup) in table.chunks_exact_mut(TABLE_ENTRIES).enumerate() {
+            lookup[0] = Slice::default();
+            for bit in 0..TABLE_BITS as usize {
+                let d = l * TABLE_BITS as usize + bit;
+                let slice = slices.get(d).copied().unwrap_or_default();
+                let (below, above) = lookup.split_at_mut(1 << bit);
+                for (to, from) in above[..1 << bit].iter_mut().zip(below.iter()) {
+                    *to = Slice(std::array::from_fn(|i| from.0[i] | slice[i]));
+                }
+            }
+        }
     }
 
     /// For every signature, the blocks worth visiting: those holding a compatible group

@@ -24,6 +24,7 @@
 //! steps. Here: loading (pivots, grouping), the other side's order, and the choice of loops.
 //! `layout`: the stored side (seen diagonals, dense words, lookup tables, slicing, reach).
 //! `pairs`: the counting loop, generic over its steps; `batching`: its runs and batches.
+//! `words`: the stored side as a device that groups and slices it itself takes it.
 //! `portable`: the steps in plain Rust, what ARM runs; `x86_64/avx2`, `x86_64/avx512`: the
 //! same loops compiled for those instruction sets, with their own steps.
 
@@ -36,6 +37,7 @@ mod pairs;
 mod portable;
 #[cfg(test)]
 pub(crate) mod tests;
+mod words;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
@@ -43,7 +45,7 @@ pub use layout::NARROW_WORDS;
 pub use layout::{Made, Sieve};
 pub use offload::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
-pub use offload::{PairWork, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
+pub use offload::{PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
@@ -52,6 +54,7 @@ use layout::{AsItIs, Gather, Records, Seen, Writes, BLOCK, TABLE_BITS};
 use pairs::Ordered;
 use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
+use words::StoredDense;
 
 /// Fewest stored blocks for which grouping pays: below it, sorting the stored patterns by
 /// signature costs more than the blocks it skips.
@@ -115,7 +118,7 @@ fn pivots_for(stored: usize, others: usize, counter: Counter) -> usize {
     match counter {
         Counter::Cpu => (apart + 1).min((others / 32).ilog2() as usize),
         Counter::Device(Made::Tables) => apart + 3,
-        Counter::Device(Made::Slices) => apart,
+        Counter::Device(Made::Words) => apart,
     }
     .min(PIVOTS)
 }
@@ -142,47 +145,48 @@ impl Sieve {
         counter: Counter,
     ) -> Result<(), TryReserveError> {
         self.group(pairs, patterns, others, counter)?;
+        self.slice_grouped(pairs, patterns)
+    }
+
+    /// Slices the stored patterns grouped by [`Sieve::group`] (`patterns` as they came,
+    /// where there are no pivots) into tables.
+    fn slice_grouped(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+    ) -> Result<(), TryReserveError> {
         let sorted = std::mem::take(&mut self.sorted);
         let grouped = if self.pivots.count == 0 {
             patterns
         } else {
             &sorted
         };
-        let sliced = self.slice_on(pairs, grouped, Made::Tables);
+        let sliced = self.slice_on(pairs, grouped);
         self.sorted = sorted;
         sliced
     }
 
-    /// [`Sieve::load`] for a device, making what it takes (`made`: the tables, or the
-    /// slices it fills them from); with slices, the grouped stored patterns are kept, for
-    /// the tables to be made on the CPU where the device declines
-    /// ([`Sieve::count_disjoint_by`]).
+    /// [`Sieve::load`] for a device, making what it takes (`made`): the tables, or the
+    /// stored patterns' dense words as they came, which it groups and makes them from (and
+    /// the CPU, where it declines: [`Sieve::count_disjoint_by`]).
     pub fn load_for_device(
         &mut self,
         pairs: PairKernel,
         patterns: &[Pattern],
         (others, made): ((&[Pattern], Shift), Made),
     ) -> Result<(), TryReserveError> {
-        if made == Made::Tables {
-            return self.load_tables(pairs, patterns, others, Counter::Device(made));
-        }
         self.group(pairs, patterns, others, Counter::Device(made))?;
-        if self.pivots.count == 0 {
-            self.stored.clear();
-            self.stored.try_reserve(patterns.len())?;
-            self.stored.extend_from_slice(patterns);
-        } else {
-            std::mem::swap(&mut self.stored, &mut self.sorted);
+        match self.made {
+            Made::Words => Ok(()),
+            Made::Tables => self.slice_grouped(pairs, patterns),
         }
-        let stored = std::mem::take(&mut self.stored);
-        let sliced = self.slice_on(pairs, &stored, made);
-        self.stored = stored;
-        sliced
     }
 
     /// [`Sieve::load`] up to the slicing, for the pair loop of `counter`: the pivots, the
-    /// stored patterns grouped by them (in `sorted`, where there are pivots), the seen
-    /// diagonals, the sizes and the reach.
+    /// stored patterns grouped by them (in `sorted`, where there are pivots; for a device
+    /// that takes the words, their dense words as they came and where each group starts,
+    /// [`Sieve::group_words`], and `made` says so), the seen diagonals, the sizes and the
+    /// reach.
     fn group(
         &mut self,
         pairs: PairKernel,
@@ -191,9 +195,28 @@ impl Sieve {
         counter: Counter,
     ) -> Result<(), TryReserveError> {
         self.others_shift = others_shift;
+        self.made = Made::Tables;
         let count = pivots_for(patterns.len(), others.len(), counter);
         self.pivots = Pivots::choose(count, patterns, (others, others_shift));
         let mut start = std::mem::take(&mut self.start);
+        let grouped = if counter == Counter::Device(Made::Words) {
+            self.group_words(pairs, patterns, &mut start)
+        } else {
+            self.group_patterns(pairs, patterns, &mut start)
+        };
+        let reach = grouped.and_then(|()| self.index_reach(&start));
+        self.start = start;
+        reach
+    }
+
+    /// [`Sieve::group`] of the patterns themselves (into `sorted`, where there are pivots),
+    /// then the seen diagonals and the sizes.
+    fn group_patterns(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        start: &mut Vec<usize>,
+    ) -> Result<(), TryReserveError> {
         let union = if self.pivots.count == 0 {
             start.clear();
             start.extend([0, patterns.len()]);
@@ -204,7 +227,7 @@ impl Sieve {
                 pairs,
                 (&Signatures::new(&self.pivots), AsItIs),
                 patterns,
-                (&mut self.sorted, &mut signatures, &mut start),
+                (&mut self.sorted, &mut signatures, start),
             );
             self.signatures = signatures;
             grouped?
@@ -212,9 +235,75 @@ impl Sieve {
         (self.main, self.anti) = (union.main, union.anti);
         self.see_from_others();
         self.size(patterns.len());
-        let reach = self.index_reach(&start);
-        self.start = start;
-        reach
+        Ok(())
+    }
+
+    /// [`Sieve::group`] for a device that groups the stored patterns itself
+    /// ([`Made::Words`]): the seen diagonals first (a pass for the union), then each
+    /// pattern's dense word in the order they came, counted by its pivots' bits (the
+    /// lowest of its dense word) for the groups' starts and each value's first place
+    /// (`cursors`), where the device puts them; the patterns grouped here where the dense
+    /// words are longer than a device takes (or a pivot is not seen, which no chosen pivot
+    /// is).
+    fn group_words(
+        &mut self,
+        pairs: PairKernel,
+        patterns: &[Pattern],
+        start: &mut Vec<usize>,
+    ) -> Result<(), TryReserveError> {
+        let union = patterns.iter().fold(Pattern::default(), |u, &p| u.with(p));
+        (self.main, self.anti) = (union.main, union.anti);
+        self.see_from_others();
+        if self.seen.bits() > offload::DENSE_WORDS * 32
+            || self.seen.pivots.len() != self.pivots.count
+        {
+            return self.group_patterns(pairs, patterns, start);
+        }
+        self.size(patterns.len());
+        let shift = self.others_shift;
+        let pivots = Gather::new(shift.apply(self.seen.pivots.mask));
+        let rest = Gather::new(shift.apply(self.seen.rest.mask));
+        let pivot_bits = self.seen.pivot_bits() as u32;
+        let mut sizes = std::mem::take(&mut self.cursors);
+        sizes.clear();
+        sizes.try_reserve(1 << self.pivots.count)?;
+        sizes.resize(1 << self.pivots.count, 0);
+        let mut dense = std::mem::take(&mut self.dense);
+        let written = if self.seen.bits() <= 64 {
+            dense.per_pattern = 2;
+            let write = StoredDense::<2> {
+                pivots: &pivots,
+                rest: &rest,
+                pivot_bits,
+            };
+            dense_on(pairs, write, patterns, (&mut dense.narrow, &mut sizes))
+        } else {
+            dense.per_pattern = 4;
+            let write = StoredDense::<4> {
+                pivots: &pivots,
+                rest: &rest,
+                pivot_bits,
+            };
+            dense_on(pairs, write, patterns, (&mut dense.wide, &mut sizes))
+        };
+        self.dense = dense;
+        // the groups in signature order; each value of the pivots' bits starts where its
+        // signature's group does
+        let signature = &self.seen.signature;
+        start.clear();
+        start.try_reserve(sizes.len() + 1)?;
+        let mut at = 0;
+        for s in 0..sizes.len() {
+            start.push(at);
+            at += sizes[signature.gathered_of(s as Signature) as usize] as usize;
+        }
+        start.push(at);
+        for (gathered, cursor) in sizes.iter_mut().enumerate() {
+            *cursor = start[usize::from(signature.of_gathered(gathered as u64))] as u32;
+        }
+        self.cursors = sizes;
+        self.made = Made::Words;
+        written
     }
 
     /// The stored diagonals in the other side's coordinates: stored diagonal `d` is the other
@@ -267,23 +356,42 @@ impl Sieve {
 
     /// [`Sieve::slice`] compiled for the loops `pairs` (the transposes and the subsets' ORs
     /// are vector code).
-    fn slice_on(
-        &mut self,
-        pairs: PairKernel,
-        patterns: &[Pattern],
-        made: Made,
-    ) -> Result<(), TryReserveError> {
+    fn slice_on(&mut self, pairs: PairKernel, patterns: &[Pattern]) -> Result<(), TryReserveError> {
         match pairs {
-            PairKernel::Scalar => portable::slice(self, patterns, made),
+            PairKernel::Scalar => portable::slice(self, patterns),
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and
             // popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => unsafe { x86_64::avx2::slice(self, patterns, made) },
+            PairKernel::Avx2 => unsafe { x86_64::avx2::slice(self, patterns) },
             // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
             // and AVX-512 F, BW and VBMI, and GFNI.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2WithAvx512 => unsafe { x86_64::avx512::slice(self, patterns, made) },
+            PairKernel::Avx2WithAvx512 => unsafe { x86_64::avx512::slice(self, patterns) },
         }
+    }
+
+    /// The tables made here from the dense words a device was to be sent, grouped here
+    /// ([`Sieve::slice_words`]), compiled for the loops `pairs`.
+    fn slice_words_on(&mut self, pairs: PairKernel) -> Result<(), TryReserveError> {
+        let mut grouped = std::mem::take(&mut self.grouped);
+        let sliced = self
+            .dense
+            .group_into(&self.cursors, &mut grouped)
+            .and_then(|()| {
+                match pairs {
+                    PairKernel::Scalar => portable::slice_words(self, &grouped),
+                    // SAFETY: as in `slice_on`.
+                    #[cfg(target_arch = "x86_64")]
+                    PairKernel::Avx2 => unsafe { x86_64::avx2::slice_words(self, &grouped) },
+                    // SAFETY: as in `slice_on`.
+                    #[cfg(target_arch = "x86_64")]
+                    PairKernel::Avx2WithAvx512 => unsafe {
+                        x86_64::avx512::slice_words(self, &grouped)
+                    },
+                }
+            });
+        self.grouped = grouped;
+        sliced
     }
 
     /// Puts the other side's `patterns` in the order the counting loop runs fastest, in
@@ -421,6 +529,25 @@ impl Sieve {
                 x86_64::avx512::count::<BATCHED>(self, others, stop)
             },
         }
+    }
+}
+
+/// Appends each stored pattern's dense word, as `write` makes it, to `out` in the order
+/// they came, and counts them by their pivots' bits in `sizes` (as many as those bits
+/// take), gathered by the loops `pairs` (`pext` where the CPU has it).
+fn dense_on<const W: usize>(
+    pairs: PairKernel,
+    write: StoredDense<W>,
+    patterns: &[Pattern],
+    buffers: (&mut Vec<[u32; W]>, &mut [u32]),
+) -> Result<(), TryReserveError> {
+    match pairs {
+        PairKernel::Scalar => write.all(patterns, Gather::gather_by_lookups, buffers),
+        // SAFETY: these are made only where the CPU has AVX2, BMI2 and popcnt.
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
+            x86_64::avx2::dense(write, patterns, buffers)
+        },
     }
 }
 

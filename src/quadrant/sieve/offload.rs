@@ -1,6 +1,7 @@
 //! A loaded sieve's pair count handed to another device (a GPU): the stored blocks' lookup
-//! tables, or their slices (for each seen diagonal, its 256-bit set of the block's patterns)
-//! for the device to fill the tables (a sixth of the tables' bytes, where they cross a bus),
+//! tables, or the stored patterns' dense words for the device to transpose into slices (for
+//! each seen diagonal, its 256-bit set of a block's patterns) and fill into tables (about a
+//! sixth of the tables' bytes, where they cross a bus, and none of the host's transposes),
 //! each signature's reach, and each pattern of the other side as its whole dense word
 //! ([`Seen`](super::layout::Seen)) and its signature (its bits past the pivots where they
 //! fit 64, the pivots' being its signature's). The device does what
@@ -8,7 +9,7 @@
 //! signature reaches, the OR of the entries its dense word picks, and their popcount.
 
 use super::layout::{
-    Gather, Made, Sieve, Slice, Writes, ENTRY_WORDS, NARROW_WORDS, TABLE_BITS, TABLE_ENTRIES,
+    Gather, Made, Sieve, Slice, Writes, BLOCK, ENTRY_WORDS, NARROW_WORDS, TABLE_BITS, TABLE_ENTRIES,
 };
 use super::pairs::Ordered;
 use crate::error::Error;
@@ -29,6 +30,10 @@ pub const DENSE_WORDS: usize = 4;
 /// the pivots are more than 64: its dense word, then its signature.
 pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
 
+/// Words of a block's record where the device groups and transposes words
+/// ([`PairWork::word_blocks`]).
+pub const BLOCK_WORDS: usize = 8;
+
 /// Where a signature's head ([`PairWork::heads`]) puts the bit the rest's start at.
 const REST_AT: u32 = 16;
 
@@ -36,15 +41,32 @@ const REST_AT: u32 = 16;
 /// a block).
 pub const ENTRY_BYTES: u64 = (ENTRY_WORDS * 8) as u64;
 
+/// What a device is sent of the stored blocks.
+#[derive(Clone, Copy)]
+enum StoredSide<'a> {
+    /// Each block's lookup tables.
+    Tables(&'a [Slice]),
+    /// The stored patterns' dense words in the order they came, `per_pattern` 32-bit words
+    /// each, which the device groups (each value of their `pivots` lowest bits from its
+    /// place in `cursors` on), transposes a block at a time and fills into tables.
+    Words {
+        words: &'a [u32],
+        per_pattern: usize,
+        cursors: &'a [u32],
+        pivots: usize,
+    },
+}
+
 /// What a device counts: the clashes of every pattern of the other side with the stored
 /// blocks its signature reaches. The disjoint pairs are `visited` less the clashes.
 pub struct PairWork<'a> {
     /// Lookups per block, each of [`TABLE_ENTRIES`] entries of [`ENTRY_BYTES`] once filled
     /// (at most 26).
     pub lookups: u32,
-    /// Each block's tables, or its slices ([`SUBSET_BITS`] a lookup), as `made` says.
-    made: Made,
-    data: &'a [Slice],
+    /// The stored patterns, and the blocks of [`BLOCK`] they make.
+    stored_len: usize,
+    blocks: usize,
+    stored: StoredSide<'a>,
     /// For signature `s`, the blocks it reaches at `reach[reach_at[s]..reach_at[s + 1]]`,
     /// each as the index of its first entry in the tables (block-major, then lookup, then
     /// subset).
@@ -63,52 +85,117 @@ pub struct PairWork<'a> {
 }
 
 impl PairWork<'_> {
-    /// Lookups of all the blocks.
-    fn all_lookups(&self) -> usize {
-        self.data.len() / self.made.per_lookup()
-    }
-
     /// Bytes of the lookup tables (on the device).
     pub fn table_bytes(&self) -> u64 {
-        (self.all_lookups() * TABLE_ENTRIES) as u64 * ENTRY_BYTES
+        (self.blocks * self.lookups as usize * TABLE_ENTRIES) as u64 * ENTRY_BYTES
     }
 
-    /// Bytes of what the device is sent: the tables or the slices.
+    /// Bytes of what the device is sent of the stored blocks: the tables or the words.
     pub fn upload_bytes(&self) -> u64 {
-        self.data.len() as u64 * ENTRY_BYTES
+        match self.stored {
+            StoredSide::Tables(data) => data.len() as u64 * ENTRY_BYTES,
+            StoredSide::Words { words, .. } => 4 * words.len() as u64,
+        }
     }
 
-    /// What the device is sent ([`PairWork::upload_bytes`] in all), each entry's or
-    /// slice's 256 bits as four 64-bit words, in order.
+    /// What the device is sent of the stored blocks ([`PairWork::upload_bytes`]), as it
+    /// reads them (little-endian).
     #[cfg(feature = "gpu")]
-    pub fn upload_words(&self) -> &[u64] {
-        bytemuck::cast_slice(self.data)
+    pub fn upload(&self) -> Cow<'_, [u8]> {
+        use crate::gpu::upload::le_bytes;
+        match self.stored {
+            StoredSide::Tables(data) => le_bytes(bytemuck::cast_slice::<_, u64>(data)),
+            StoredSide::Words { words, .. } => le_bytes(words),
+        }
+    }
+
+    /// Where the device is sent words, each block as the device groups and transposes it:
+    /// where its words start before and after grouping (in 32-bit words from the sieve's
+    /// first), its first entry in the tables (from the sieve's first), its patterns, the
+    /// words a pattern, lookups and pivots (`per_pattern | lookups << 8 | pivots << 16`),
+    /// where the sieve's words start (the grouped ones' places count from there) and its
+    /// first cursor, and two words of padding; nothing where it is sent tables.
+    pub fn word_blocks(&self) -> impl ExactSizeIterator<Item = [u32; BLOCK_WORDS]> + '_ {
+        let (per_pattern, pivots) = match self.stored {
+            StoredSide::Tables(_) => (0, 0),
+            StoredSide::Words {
+                per_pattern,
+                pivots,
+                ..
+            } => (per_pattern, pivots),
+        };
+        let blocks = if per_pattern == 0 { 0 } else { self.blocks };
+        let lookups = self.lookups as usize;
+        (0..blocks).map(move |b| {
+            [
+                b * BLOCK * per_pattern,
+                b * lookups * TABLE_ENTRIES,
+                (self.stored_len - b * BLOCK).min(BLOCK),
+                per_pattern | lookups << 8 | pivots << 16,
+                0,
+                0,
+                0,
+                0,
+            ]
+            .map(|word| word as u32)
+        })
+    }
+
+    /// The cursors the device groups the words by ([`StoredSide::Words`]): one for each
+    /// value of their pivots' bits.
+    pub fn cursors(&self) -> &[u32] {
+        match self.stored {
+            StoredSide::Tables(_) => &[],
+            StoredSide::Words { cursors, .. } => cursors,
+        }
     }
 
     /// Pattern `i`'s clashes as the device counts them, worked out on the CPU from what it
-    /// was sent: a spot check's answer (from slices, it checks the device's filling too).
+    /// was sent: a spot check's answer (from the words, it checks the device's transposes
+    /// and filling too).
     pub fn clashes_of(&self, i: usize) -> u32 {
         let (dense, signature) = self.dense_of(i);
         let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
         let lookups = self.lookups as usize;
-        let per_block = lookups * self.made.per_lookup();
         let clashes_with = |first_entry: u32| {
             let block = first_entry as usize / (lookups * TABLE_ENTRIES);
-            let data = &self.data[block * per_block..][..per_block];
-            let mut clash = [0u64; ENTRY_WORDS];
-            let mut add = |slice: &Slice| clash.iter_mut().zip(slice.0).for_each(|(c, w)| *c |= w);
-            match self.made {
-                Made::Tables => (0..lookups).for_each(|l| {
-                    let subset = (dense >> (l as u32 * SUBSET_BITS)) as usize & (TABLE_ENTRIES - 1);
-                    add(&data[l * TABLE_ENTRIES + subset]);
-                }),
-                Made::Slices => (data.iter().enumerate())
-                    .filter(|&(d, _)| dense >> d & 1 == 1)
-                    .for_each(|(_, slice)| add(slice)),
+            match self.stored {
+                StoredSide::Tables(data) => {
+                    let data = &data[block * lookups * TABLE_ENTRIES..][..lookups * TABLE_ENTRIES];
+                    let mut clash = [0u64; ENTRY_WORDS];
+                    for l in 0..lookups {
+                        let subset =
+                            (dense >> (l as u32 * SUBSET_BITS)) as usize & (TABLE_ENTRIES - 1);
+                        let entry = &data[l * TABLE_ENTRIES + subset];
+                        clash.iter_mut().zip(entry.0).for_each(|(c, w)| *c |= w);
+                    }
+                    clash.iter().map(|w| w.count_ones()).sum::<u32>()
+                }
+                // (the words' blocks are not the grouped ones: below)
+                StoredSide::Words { .. } => (self.stored_len - block * BLOCK).min(BLOCK) as u32,
             }
-            clash.iter().map(|w| w.count_ones()).sum::<u32>()
         };
-        self.reach[reach].iter().map(|&b| clashes_with(b)).sum()
+        let clashes = self.reach[reach].iter().map(|&b| clashes_with(b)).sum();
+        let StoredSide::Words {
+            words, per_pattern, ..
+        } = self.stored
+        else {
+            return clashes;
+        };
+        // the reached blocks' patterns, less those the pattern shares no diagonal with: all
+        // of them lie there (their group is compatible, so each of its blocks is reached),
+        // wherever the device's grouping put each within its group
+        let disjoint = match per_pattern {
+            // (a check a sieve at least: the narrow words' test kept to 64 bits)
+            2 => (words.as_chunks::<2>().0.iter())
+                .filter(|w| (u64::from(w[0]) | u64::from(w[1]) << 32) & dense as u64 == 0)
+                .count(),
+            _ => (words.chunks_exact(per_pattern))
+                .map(|w| (w.iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w)))
+                .filter(|&p| p & dense == 0)
+                .count(),
+        };
+        clashes - disjoint as u32
     }
 
     /// Pattern `i`'s dense word and signature, read from its words as the device reads them.
@@ -272,16 +359,13 @@ impl Sieve {
         counted
     }
 
-    /// Makes the lookup tables, where [`Sieve::load_for_device`] made slices, from the
-    /// stored patterns it kept, on the CPU's loops `pairs`.
+    /// Makes the lookup tables, where [`Sieve::load_for_device`] left the dense words for a
+    /// device, on the CPU's loops `pairs`.
     fn slice_stored(&mut self, pairs: PairKernel) -> Result<(), std::collections::TryReserveError> {
-        if self.made == Made::Tables {
-            return Ok(());
+        match self.made {
+            Made::Tables => Ok(()),
+            Made::Words => self.slice_words_on(pairs),
         }
-        let stored = std::mem::take(&mut self.stored);
-        let sliced = self.slice_on(pairs, &stored, Made::Tables);
-        self.stored = stored;
-        sliced
     }
 
     /// [`Sieve::work`] with the seen diagonals of a pattern gathered by `gather`.
@@ -333,10 +417,23 @@ impl Sieve {
                 patterns.push(group as u32);
             }
         }
+        let stored = match self.made {
+            Made::Tables => {
+                let tables = self.blocks * self.lookups * TABLE_ENTRIES;
+                StoredSide::Tables(&self.data.as_slice()[..tables])
+            }
+            Made::Words => StoredSide::Words {
+                words: self.dense.words(),
+                per_pattern: self.dense.per_pattern,
+                cursors: &self.cursors,
+                pivots: self.pivots.count,
+            },
+        };
         PairWork {
             lookups: self.lookups as u32,
-            made: self.made,
-            data: &self.data.as_slice()[..self.blocks * self.lookups * self.made.per_lookup()],
+            stored_len: self.len,
+            blocks: self.blocks,
+            stored,
             reach: &self.reach,
             reach_at: self.reach_at.iter().map(|&at| at as u32).collect(),
             patterns: match written {

@@ -2,7 +2,8 @@
 //! sieve's steps in plain Rust, and the layout, count and sort built of them.
 
 use super::batching::{RunOrder, RunReads};
-use super::layout::{Gather, Made, Sieve, Sorted, Writes, MOST_LOOKUPS};
+use super::layout::DenseWords;
+use super::layout::{Gather, Sieve, Sorted, Writes, MOST_LOOKUPS};
 use super::pairs::{count_body, fill_entries, Ordered};
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
@@ -10,12 +11,13 @@ use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
 
 /// [`Sieve::slice`] with the transposes by rounds of shifts.
-pub(super) fn slice(
-    sieve: &mut Sieve,
-    patterns: &[Pattern],
-    made: Made,
-) -> Result<(), TryReserveError> {
-    sieve.slice(patterns, transpose64, made)
+pub(super) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
+    sieve.slice(patterns, transpose64)
+}
+
+/// [`Sieve::slice_words`] with the transposes by rounds of shifts.
+pub(super) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), TryReserveError> {
+    sieve.slice_words(dense, transpose64)
 }
 
 /// The counting loop ([`count_body`]) on the portable steps: diagonals gathered a lookup

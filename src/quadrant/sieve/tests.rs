@@ -313,14 +313,14 @@ fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: S
         }
     }
     sieve.batching = Batching::default();
-    // handed to a device as tables or as slices (the device filling the tables), or made
-    // into tables here when it declines
+    // handed to a device as tables or as dense words (the device making the tables), or
+    // made into tables here when it declines
     let never = AtomicBool::new(false);
     for layout in PairKernel::available() {
         for (takes, declines) in [
             (Made::Tables, false),
-            (Made::Slices, false),
-            (Made::Slices, true),
+            (Made::Words, false),
+            (Made::Words, true),
         ] {
             let device = Model {
                 takes,
@@ -351,7 +351,7 @@ fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: S
 const TICKET: u64 = 7;
 
 /// A pair device on the CPU: it counts a sieve's pairs from the work it is handed (what a
-/// GPU is sent: the tables or the slices, the reaches, the other side's dense words), or
+/// GPU is sent: the tables or the words, the reaches, the other side's dense words), or
 /// declines each.
 #[derive(Debug)]
 struct Model {

@@ -9,22 +9,28 @@
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads};
-use crate::quadrant::sieve::layout::{Gather, Made, Sieve, Sorted, Writes, NARROW_WORDS};
+use crate::quadrant::sieve::layout::DenseWords;
+use crate::quadrant::sieve::layout::NARROW_WORDS;
+use crate::quadrant::sieve::layout::{Gather, Sieve, Sorted, Writes};
 use crate::quadrant::sieve::offload::PairWork;
 use crate::quadrant::sieve::pairs::{count_body, Ordered};
 use crate::quadrant::sieve::portable::{add_popcounts, fill_every, order_by_reads, transpose64};
+use crate::quadrant::sieve::words::StoredDense;
 use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
 
 /// [`Sieve::slice`] compiled for AVX2.
 #[target_feature(enable = "avx2,bmi2,popcnt")]
-pub(crate) fn slice(
-    sieve: &mut Sieve,
-    patterns: &[Pattern],
-    made: Made,
-) -> Result<(), TryReserveError> {
+pub(crate) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
     #[allow(clippy::redundant_closure)]
-    sieve.slice(patterns, |rows| transpose64(rows), made)
+    sieve.slice(patterns, |rows| transpose64(rows))
+}
+
+/// [`Sieve::slice_words`] compiled for AVX2.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(crate) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), TryReserveError> {
+    #[allow(clippy::redundant_closure)]
+    sieve.slice_words(dense, |rows| transpose64(rows))
 }
 
 /// The counting loop ([`count_body`]) compiled for AVX2, BMI2 and popcnt, on the portable
@@ -69,6 +75,17 @@ pub(crate) fn work<'a>(
 ) -> PairWork<'a> {
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
     sieve.work_with(others, written, |part: &Gather, p| part.gather(p, pext))
+}
+
+/// [`StoredDense::all`] compiled for BMI2, the dense words gathered by `pext`.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(crate) fn dense<const W: usize>(
+    write: StoredDense<W>,
+    patterns: &[Pattern],
+    buffers: (&mut Vec<[u32; W]>, &mut [u32]),
+) -> Result<(), TryReserveError> {
+    let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
+    write.all(patterns, |part: &Gather, p| part.gather(p, pext), buffers)
 }
 
 /// [`Signatures::sort`] compiled for BMI2, the signatures and what `write` writes gathered

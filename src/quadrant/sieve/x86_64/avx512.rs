@@ -6,7 +6,8 @@ use super::avx2::count_by_pext;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use crate::quadrant::sieve::batching::{RunOrder, RunReads, RUN};
-use crate::quadrant::sieve::layout::{Gather, Made, Sieve, Sorted, Writes};
+use crate::quadrant::sieve::layout::DenseWords;
+use crate::quadrant::sieve::layout::{Gather, Sieve, Sorted, Writes};
 use crate::quadrant::sieve::layout::{TABLE_BITS, TABLE_ENTRIES};
 use crate::quadrant::sieve::pairs::{Ordered, SLICE_BYTES};
 use std::collections::TryReserveError;
@@ -15,13 +16,16 @@ use std::sync::atomic::AtomicBool;
 /// [`Sieve::slice`] compiled for AVX2, its transposes by GFNI on AVX-512: paired against
 /// the AVX2 slicing on Zen 5, `count 18 -t 1` took 0.95 times as long.
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512vbmi,gfni")]
-pub(crate) fn slice(
-    sieve: &mut Sieve,
-    patterns: &[Pattern],
-    made: Made,
-) -> Result<(), TryReserveError> {
+pub(crate) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryReserveError> {
     // SAFETY: compiled for them.
-    sieve.slice(patterns, |rows| unsafe { transpose64_gfni(rows) }, made)
+    sieve.slice(patterns, |rows| unsafe { transpose64_gfni(rows) })
+}
+
+/// [`Sieve::slice_words`] compiled as [`slice`] is.
+#[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512vbmi,gfni")]
+pub(crate) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), TryReserveError> {
+    // SAFETY: compiled for them.
+    sieve.slice_words(dense, |rows| unsafe { transpose64_gfni(rows) })
 }
 
 /// The AVX2 counting loop with the popcounts taken by `vpopcntq` (AVX-512 VPOPCNTDQ on
