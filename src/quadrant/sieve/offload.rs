@@ -311,7 +311,11 @@ impl Sieve {
         device: &dyn PairDevice,
     ) -> Result<Counted, Error> {
         let short = |_| crate::memory::memory_short("a unit's half-board patterns");
-        if self.len == 0 || self.lookups == 0 || self.seen.bits() > DENSE_WORDS * 32 {
+        let words_past_a_device = self.seen.bits() > DENSE_WORDS * 32;
+        // (a device that takes words is sent tables by no batch: a sieve grouped here
+        // instead, `Sieve::group_words`, is the CPU's)
+        let not_its_kind = self.made != device.takes();
+        if self.len == 0 || self.lookups == 0 || words_past_a_device || not_its_kind {
             // nothing a device needs to do (or a word it cannot hold): the CPU's loops
             self.slice_stored(pairs).map_err(short)?;
             let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
