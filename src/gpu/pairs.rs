@@ -388,10 +388,10 @@ impl<'a, T> PairQueue<'a, T> {
             [grouping, tables]
         });
         let tables = (slot.making.as_ref()).map_or(slot.upload.bound(), |making| &making.tables);
-        let counting = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("pairs"),
-            layout: &kernels.pairs.get_bind_group_layout(0),
-            entries: &[
+        let counting = bind(
+            "pairs",
+            &kernels.pairs,
+            &[
                 entry(0, &slot.params),
                 entry(1, tables),
                 words(2, &parts.reach),
@@ -399,7 +399,7 @@ impl<'a, T> PairQueue<'a, T> {
                 words(4, &parts.patterns),
                 entry(5, slot.clashes.bound()),
             ],
-        });
+        );
         // the grouping and the tables (a workgroup a block) in passes before the pairs': a
         // pass sees what the one before wrote
         let made = [("group", &kernels.group), ("tables", &kernels.tables)];
