@@ -500,14 +500,16 @@ impl Sieve {
         others: Ordered,
         written: Option<&'a [[u32; NARROW_WORDS]]>,
     ) -> offload::PairWork<'a> {
-        match pairs {
+        let mut work = match pairs {
             PairKernel::Scalar => self.work_with(others, written, Gather::gather_by_lookups),
             // SAFETY: these are made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
                 x86_64::avx2::work(self, others, written)
             },
-        }
+        };
+        work.pairs = pairs;
+        work
     }
 
     /// [`Sieve::count_ordered`] on the loops `pairs`, the runs taken in batches or not.
