@@ -508,7 +508,11 @@ impl Sieve {
                 x86_64::avx2::work(self, others, written)
             },
         };
-        work.pairs = pairs;
+        work.disjoint_narrow = match pairs {
+            PairKernel::Scalar => portable::disjoint_narrow,
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => disjoint_narrow_avx2,
+        };
         work
     }
 
@@ -551,6 +555,15 @@ fn dense_on<const W: usize>(
             x86_64::avx2::dense(write, patterns, buffers)
         },
     }
+}
+
+/// [`portable::disjoint_narrow`] on AVX2, for the spot checks of a sieve loaded by loops
+/// that have it.
+#[cfg(target_arch = "x86_64")]
+fn disjoint_narrow_avx2(words: &[[u32; 2]], dense: u64) -> usize {
+    // SAFETY: `Sieve::work` picks this only for a `PairKernel::Avx2` or `Avx2WithAvx512`,
+    // made only where the CPU has AVX2, BMI2 and popcnt.
+    unsafe { x86_64::avx2::disjoint_narrow(words, dense) }
 }
 
 /// [`Signatures::sort`] with the signatures computed by the loops `pairs` (`pext` on AVX2,

@@ -63,8 +63,9 @@ pub struct PairWork<'a> {
     /// Lookups per block, each of [`TABLE_ENTRIES`] entries of [`ENTRY_BYTES`] once filled
     /// (at most 26).
     pub lookups: u32,
-    /// The loops the spot checks run on: the sieve's.
-    pub(super) pairs: PairKernel,
+    /// How a spot check counts the narrow stored words that share no bit with a dense
+    /// word, on the sieve's loops ([`portable::disjoint_narrow`](super::portable::disjoint_narrow)).
+    pub(super) disjoint_narrow: fn(&[[u32; 2]], u64) -> usize,
     /// The stored patterns, and the blocks of [`BLOCK`] they make.
     stored_len: usize,
     blocks: usize,
@@ -190,26 +191,13 @@ impl PairWork<'_> {
         let disjoint = match per_pattern {
             // (a check a sieve at least, over all its words: the narrow ones' on the CPU's
             // vectors, three times the time of the slices' checks at N = 20 without)
-            2 => self.disjoint_narrow(words.as_chunks::<2>().0, dense as u64),
+            2 => (self.disjoint_narrow)(words.as_chunks::<2>().0, dense as u64),
             _ => (words.chunks_exact(per_pattern))
                 .map(|w| (w.iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w)))
                 .filter(|&p| p & dense == 0)
                 .count(),
         };
         clashes - disjoint as u32
-    }
-
-    /// How many of the narrow dense `words` share no bit with `dense`, on the loops
-    /// `pairs` was made with.
-    fn disjoint_narrow(&self, words: &[[u32; 2]], dense: u64) -> usize {
-        match self.pairs {
-            PairKernel::Scalar => disjoint_narrow(words, dense),
-            // SAFETY: these are made only where the CPU has AVX2, BMI2 and popcnt.
-            #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
-                super::x86_64::avx2::disjoint_narrow(words, dense)
-            },
-        }
     }
 
     /// Pattern `i`'s dense word and signature, read from its words as the device reads them.
@@ -246,17 +234,6 @@ impl PairWork<'_> {
         self.pattern_words = WIDE_WORDS;
         self.heads.clear();
     }
-}
-
-/// How many of the narrow dense `words` (low word first) share no bit with `dense`: a
-/// loop the compiler turns into vector code.
-#[inline(always)]
-pub(super) fn disjoint_narrow(words: &[[u32; 2]], dense: u64) -> usize {
-    let mut disjoint = 0;
-    for w in words {
-        disjoint += usize::from((u64::from(w[0]) | u64::from(w[1]) << 32) & dense == 0);
-    }
-    disjoint
 }
 
 /// Each pattern of the other side as a device reads it where its words are narrow and the
@@ -459,7 +436,7 @@ impl Sieve {
             },
         };
         PairWork {
-            pairs: PairKernel::Scalar,
+            disjoint_narrow: super::portable::disjoint_narrow,
             lookups: self.lookups as u32,
             stored_len: self.len,
             blocks: self.blocks,

@@ -109,3 +109,14 @@ pub(super) fn add_popcounts(counts: &mut [u64; 4], clash: &[[u64; 4]]) {
         }
     }
 }
+
+/// How many of the narrow dense `words` (low word first) share no bit with `dense`: a
+/// loop the compiler turns into vector code.
+#[inline(always)]
+pub(super) fn disjoint_narrow(words: &[[u32; 2]], dense: u64) -> usize {
+    let mut disjoint = 0;
+    for w in words {
+        disjoint += usize::from((u64::from(w[0]) | u64::from(w[1]) << 32) & dense == 0);
+    }
+    disjoint
+}

@@ -12,8 +12,9 @@ use crate::quadrant::sieve::batching::{RunOrder, RunReads};
 use crate::quadrant::sieve::layout::DenseWords;
 use crate::quadrant::sieve::layout::NARROW_WORDS;
 use crate::quadrant::sieve::layout::{Gather, Sieve, Sorted, Writes};
-use crate::quadrant::sieve::offload::{self, PairWork};
+use crate::quadrant::sieve::offload::PairWork;
 use crate::quadrant::sieve::pairs::{count_body, Ordered};
+use crate::quadrant::sieve::portable::disjoint_narrow as portable_disjoint_narrow;
 use crate::quadrant::sieve::portable::{add_popcounts, fill_every, order_by_reads, transpose64};
 use crate::quadrant::sieve::words::StoredDense;
 use std::collections::TryReserveError;
@@ -88,10 +89,11 @@ pub(crate) fn dense<const W: usize>(
     write.all(patterns, |part: &Gather, p| part.gather(p, pext), buffers)
 }
 
-/// [`offload::disjoint_narrow`] compiled for AVX2 (a spot check's count over the words).
+/// [`portable::disjoint_narrow`](crate::quadrant::sieve::portable::disjoint_narrow)
+/// compiled for AVX2 (a spot check's count over the words).
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 pub(crate) fn disjoint_narrow(words: &[[u32; 2]], dense: u64) -> usize {
-    offload::disjoint_narrow(words, dense)
+    portable_disjoint_narrow(words, dense)
 }
 
 /// [`Signatures::sort`] compiled for BMI2, the signatures and what `write` writes gathered
