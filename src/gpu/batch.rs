@@ -41,6 +41,10 @@ pub struct PairBatch {
     pub blocks: Vec<u32>,
     /// Each sieve of words' cursors ([`PairWork::cursors`]), one after another.
     pub cursors: Vec<u32>,
+    /// Where the GPU groups the other side (a sieve of words): for each signature of the
+    /// batch, where its patterns begin once grouped ([`PairWork::places`], past the
+    /// earlier sieves' patterns); empty where they come grouped.
+    pub other_cursors: Vec<u32>,
     /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
     /// For each signature of the batch, where its reach starts and ends in `reach`, and its
@@ -96,11 +100,12 @@ impl PairBatch {
     /// tables or words lie at [`PairBatch::upload_bytes`] as it was.
     pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
-        let (word_base, cursor_base) = ((self.upload_bytes / 4) as u32, self.cursors.len() as u32);
-        for [words, entry, patterns, shape, ..] in work.word_blocks() {
-            let record = [words + word_base, entry + entry_base, patterns, shape];
-            (self.blocks).extend(record.into_iter().chain([word_base, cursor_base, 0, 0]));
-        }
+        let bases = (
+            (self.upload_bytes / 4) as u32,
+            entry_base,
+            self.cursors.len() as u32,
+        );
+        self.blocks.extend(work.word_blocks(bases).flatten());
         self.cursors.extend_from_slice(work.cursors());
         self.table_bytes += work.table_bytes();
         self.upload_bytes += work.upload_bytes();
@@ -113,6 +118,7 @@ impl PairBatch {
             (self.reach_at).extend([reach_base + bounds[0], reach_base + bounds[1], head]);
         }
         let first = self.len();
+        (self.other_cursors).extend(work.places.iter().map(|&place| (first + place) as u32));
         debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
         self.pattern_words = work.pattern_words;
         self.lookups = self.lookups.max(work.lookups);
@@ -170,11 +176,12 @@ impl PairBatch {
             self.patterns.len() + work.patterns.len(),
             self.reach.len() + work.reach.len(),
             self.reach_at.len() + 3 * work.reach_at.len(),
-            self.blocks.len() + BLOCK_WORDS * work.word_blocks().len(),
+            self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
         ]);
         let cursors = 4 * (self.cursors.len() + work.cursors().len()) as u64;
+        let other_cursors = 4 * (self.other_cursors.len() + work.places.len()) as u64;
         let uploads = self.upload_bytes + work.upload_bytes();
-        [tables, words.len(), cursors, uploads]
+        [tables, words.len(), cursors, other_cursors, uploads]
             .into_iter()
             .max()
             .unwrap_or(0)
@@ -186,6 +193,7 @@ impl PairBatch {
         self.upload_bytes = 0;
         self.blocks.clear();
         self.cursors.clear();
+        self.other_cursors.clear();
         self.reach.clear();
         self.reach_at.clear();
         self.patterns.clear();

@@ -1,5 +1,5 @@
-// The parameters of a batch's dispatches (src/gpu/pairs.rs), one buffer for both of its
-// kernels: tables.wgsl and pairs.wgsl are each compiled after this.
+// The parameters of a batch's dispatches (src/gpu/pairs.rs), one buffer for all of its
+// kernels: each is compiled after this.
 
 struct Params {
     // patterns of the other side
@@ -11,6 +11,9 @@ struct Params {
     blocks: u32,
     // words a pattern of the other side takes: NARROW_WORDS or DENSE_WORDS + 1
     pattern_words: u32,
+    // 1 where the GPU put the other side in signature order (order.wgsl): the pair kernel
+    // writes each pattern's clashes where it came
+    ordered_here: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -1,9 +1,10 @@
 //! The quadrant engine's pair count on a GPU: a batch of loaded sieves' lookup tables, or
 //! their stored patterns' dense words, reaches and the other side's dense words uploaded;
-//! where it was sent words, the GPU makes the tables (`tables.wgsl`: a workgroup a block
-//! transposes them into slices and fills the lookups); then an invocation a pattern of the
-//! other side (in turn, where they are more than the invocations) counts its clashes
-//! (`pairs.wgsl`), read back.
+//! where it was sent words, the GPU puts the other side in signature order (`order.wgsl`),
+//! groups the stored words (`group.wgsl`) and makes the tables (`tables.wgsl`: a workgroup
+//! a block transposes them into slices and fills the lookups); then an invocation a
+//! pattern of the other side (in turn, where they are more than the invocations) counts
+//! its clashes (`pairs.wgsl`), read back in the order the patterns came.
 //!
 //! What is sent is the device's: where it shares the host's memory the host's tables are
 //! bound as they lie (on lavapipe the GPU's work is the host's cores': filling the tables
@@ -40,8 +41,10 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
 }
 
-/// The grouping of the stored words, the making of the tables, and the pair kernel.
+/// The other side's order, the grouping of the stored words, the making of the tables, and
+/// the pair kernel.
 pub(super) struct Kernels {
+    order: wgpu::ComputePipeline,
     group: wgpu::ComputePipeline,
     tables: wgpu::ComputePipeline,
     pairs: wgpu::ComputePipeline,
@@ -65,6 +68,7 @@ pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
         })
     };
     Kernels {
+        order: pipeline("order.wgsl", include_str!("order.wgsl")),
         group: pipeline("group.wgsl", include_str!("group.wgsl")),
         tables: pipeline("tables.wgsl", include_str!("tables.wgsl")),
         pairs: pipeline("pairs.wgsl", include_str!("pairs.wgsl")),
@@ -164,6 +168,9 @@ struct Slot {
     words: Staged,
     params: wgpu::Buffer,
     clashes: Staged,
+    /// Where each pattern of the other side came, where the GPU groups them ([`Making`]);
+    /// a word the pair kernel binds and does not read elsewhere.
+    origin: wgpu::Buffer,
 }
 
 /// A buffer of `size` bytes (at least 32).
@@ -177,11 +184,14 @@ fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Bu
 }
 
 /// The buffers where the GPU makes the tables from the words it is sent: the words
-/// grouped, the cursors it groups them by, and the tables.
+/// grouped, the cursors it groups them by, and the tables; and where it puts the other
+/// side in signature order: its words ordered, and the cursors it orders them by.
 struct Making {
     grouped: wgpu::Buffer,
     cursors: wgpu::Buffer,
     tables: wgpu::Buffer,
+    ordered: wgpu::Buffer,
+    other_cursors: wgpu::Buffer,
 }
 
 impl Making {
@@ -190,12 +200,21 @@ impl Making {
             grouped: buffer(device, "grouped words", 0, Use::STORAGE),
             cursors: buffer(device, "cursors", 0, Use::STORAGE | Use::COPY_DST),
             tables: buffer(device, "tables", 0, Use::STORAGE),
+            ordered: buffer(device, "ordered words", 0, Use::STORAGE),
+            other_cursors: buffer(device, "other cursors", 0, Use::STORAGE | Use::COPY_DST),
         }
     }
 
-    /// Makes room for these bytes of grouped words, cursors and tables.
-    fn fit(&mut self, device: &Device, bytes: [u64; 3]) {
-        let buffers = [&mut self.grouped, &mut self.cursors, &mut self.tables];
+    /// Makes room for these bytes of grouped words, cursors, tables, ordered words and
+    /// their cursors.
+    fn fit(&mut self, device: &Device, bytes: [u64; 5]) {
+        let buffers = [
+            &mut self.grouped,
+            &mut self.cursors,
+            &mut self.tables,
+            &mut self.ordered,
+            &mut self.other_cursors,
+        ];
         for (buffer, bytes) in buffers.into_iter().zip(bytes) {
             if buffer.size() < bytes {
                 let usage = buffer.usage();
@@ -221,10 +240,11 @@ impl Slot {
             params: buffer(
                 device.device,
                 "pair params",
-                16,
+                4 * PARAMS as u64,
                 Use::UNIFORM | Use::COPY_DST,
             ),
             clashes: Staged::new(device, "clashes", 0, Way::FromGpu),
+            origin: buffer(device.device, "origin", 0, Use::STORAGE),
         }
     }
 
@@ -233,10 +253,15 @@ impl Slot {
     fn fit(&mut self, device: &Device, batch: &PairBatch, words: u64) {
         let (tables, patterns) = (batch.table_bytes, batch.len() as u64);
         if let Some(making) = self.making.as_mut() {
-            making.fit(
-                device,
-                [batch.upload_bytes, 4 * batch.cursors.len() as u64, tables],
-            );
+            let cursors = 4 * batch.cursors.len() as u64;
+            let ordered = 4 * batch.patterns.len() as u64;
+            let other_cursors = 4 * batch.other_cursors.len() as u64;
+            let bytes = [batch.upload_bytes, cursors, tables, ordered, other_cursors];
+            making.fit(device, bytes);
+            if self.origin.size() < 4 * patterns {
+                let bytes = grown(4 * patterns, device.limit);
+                self.origin = buffer(device.device, "origin", bytes, Use::STORAGE);
+            }
         }
         if self.words.size() < words {
             let words = grown(words, device.limit);
@@ -246,6 +271,88 @@ impl Slot {
             let bytes = grown(4 * patterns, device.limit);
             self.clashes = Staged::new(device, "clashes", bytes, Way::FromGpu);
         }
+    }
+
+    /// The bind groups of a batch's passes in this slot: where the GPU makes the tables,
+    /// the order's, the grouping's and the tables'; and the pairs'.
+    fn bind_groups(
+        &self,
+        gpu: &Device,
+        parts: &WordParts,
+    ) -> (Option<[wgpu::BindGroup; 3]>, wgpu::BindGroup) {
+        let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: self.words.bound(),
+                offset: at.start,
+                size: std::num::NonZeroU64::new(at.end - at.start),
+            }),
+        };
+        let kernels = gpu.kernels;
+        let bind =
+            |label: &str, pipeline: &wgpu::ComputePipeline, entries: &[wgpu::BindGroupEntry]| {
+                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(label),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries,
+                })
+            };
+        // where the GPU makes the tables: the other side ordered, the words grouped, then the
+        // tables made of them
+        let making = self.making.as_ref().map(|making| {
+            let ordering = bind(
+                "order",
+                &kernels.order,
+                &[
+                    entry(0, &self.params),
+                    words(1, &parts.patterns),
+                    entry(2, &making.ordered),
+                    entry(3, &self.origin),
+                    entry(4, &making.other_cursors),
+                ],
+            );
+            let grouping = bind(
+                "group",
+                &kernels.group,
+                &[
+                    entry(0, &self.params),
+                    entry(1, self.upload.bound()),
+                    entry(2, &making.grouped),
+                    words(3, &parts.blocks),
+                    entry(4, &making.cursors),
+                ],
+            );
+            let tables = bind(
+                "tables",
+                &kernels.tables,
+                &[
+                    entry(0, &self.params),
+                    entry(1, &making.grouped),
+                    entry(2, &making.tables),
+                    words(3, &parts.blocks),
+                ],
+            );
+            [ordering, grouping, tables]
+        });
+        let tables = (self.making.as_ref()).map_or(self.upload.bound(), |making| &making.tables);
+        let patterns_bound = match &self.making {
+            Some(making) => entry(4, &making.ordered),
+            None => words(4, &parts.patterns),
+        };
+        let counting = bind(
+            "pairs",
+            &kernels.pairs,
+            &[
+                entry(0, &self.params),
+                entry(1, tables),
+                words(2, &parts.reach),
+                words(3, &parts.reach_at),
+                patterns_bound,
+                entry(5, self.clashes.bound()),
+                entry(6, &self.origin),
+            ],
+        );
+        (making, counting)
     }
 }
 
@@ -262,6 +369,9 @@ struct Sent<T> {
 
 /// Mappings a sent batch waits for: its clashes and its two uploads.
 const MAPS: usize = 3;
+
+/// Words of the kernels' parameters (`pair_params.wgsl`).
+const PARAMS: usize = 5;
 
 /// A thread's batches on one GPU, counted in the order sent, each with the caller's `T`:
 /// one being built (its slot `filling`), the others on the GPU.
@@ -334,7 +444,14 @@ impl<'a, T> PairQueue<'a, T> {
         slot.upload.host.unmap();
         let blocks = batch.word_blocks();
         let words = batch.pattern_words as u32;
-        let params = [patterns as u32, batch.lookups, blocks as u32, words];
+        let ordered_here = u32::from(slot.making.is_some());
+        let params: [u32; PARAMS] = [
+            patterns as u32,
+            batch.lookups,
+            blocks as u32,
+            words,
+            ordered_here,
+        ];
         gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
         let mut encoder = gpu
             .device
@@ -343,75 +460,25 @@ impl<'a, T> PairQueue<'a, T> {
             });
         slot.upload.copy(&mut encoder, batch.upload_bytes);
         slot.words.copy(&mut encoder, parts.len());
-        let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
-            binding,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: slot.words.bound(),
-                offset: at.start,
-                size: std::num::NonZeroU64::new(at.end - at.start),
-            }),
-        };
+        if let Some(making) = &slot.making {
+            let queue = gpu.queue;
+            queue.write_buffer(&making.cursors, 0, &le_bytes(&batch.cursors));
+            queue.write_buffer(&making.other_cursors, 0, &le_bytes(&batch.other_cursors));
+        }
+        let (making, counting) = slot.bind_groups(gpu, &parts);
         let kernels = gpu.kernels;
-        let bind =
-            |label: &str, pipeline: &wgpu::ComputePipeline, entries: &[wgpu::BindGroupEntry]| {
-                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(label),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries,
-                })
-            };
-        // where the GPU makes the tables: the words grouped, then the tables made of them
-        let making = slot.making.as_ref().map(|making| {
-            gpu.queue
-                .write_buffer(&making.cursors, 0, &le_bytes(&batch.cursors));
-            let grouping = bind(
-                "group",
-                &kernels.group,
-                &[
-                    entry(0, &slot.params),
-                    entry(1, slot.upload.bound()),
-                    entry(2, &making.grouped),
-                    words(3, &parts.blocks),
-                    entry(4, &making.cursors),
-                ],
-            );
-            let tables = bind(
-                "tables",
-                &kernels.tables,
-                &[
-                    entry(0, &slot.params),
-                    entry(1, &making.grouped),
-                    entry(2, &making.tables),
-                    words(3, &parts.blocks),
-                ],
-            );
-            [grouping, tables]
-        });
-        let tables = (slot.making.as_ref()).map_or(slot.upload.bound(), |making| &making.tables);
-        let counting = bind(
-            "pairs",
-            &kernels.pairs,
-            &[
-                entry(0, &slot.params),
-                entry(1, tables),
-                words(2, &parts.reach),
-                words(3, &parts.reach_at),
-                words(4, &parts.patterns),
-                entry(5, slot.clashes.bound()),
-            ],
-        );
-        // the grouping and the tables (a workgroup a block) in passes before the pairs': a
-        // pass sees what the one before wrote
-        let made = [("group", &kernels.group), ("tables", &kernels.tables)];
+        // the order (an invocation a pattern), the grouping and the tables (a workgroup a
+        // block) in passes before the pairs': a pass sees what the one before wrote
+        let per_pattern = patterns.div_ceil(gpu.workgroup);
+        let made = [
+            ("order", &kernels.order, per_pattern),
+            ("group", &kernels.group, blocks),
+            ("tables", &kernels.tables, blocks),
+        ];
         let passes = (making.iter())
             .flat_map(|binds| made.iter().zip(binds))
-            .map(|(&(label, pipeline), bind)| (label, pipeline, bind, blocks))
-            .chain([(
-                "pairs",
-                &kernels.pairs,
-                &counting,
-                patterns.div_ceil(gpu.workgroup),
-            )]);
+            .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
+            .chain([("pairs", &kernels.pairs, &counting, per_pattern)]);
         for (label, pipeline, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),

@@ -4,8 +4,9 @@
 // subset of five of its seen diagonals, the 256-bit set of its patterns on one of them; a
 // pattern's dense word picks one entry per lookup, and the popcount of their OR is its
 // clashes with the block. Each invocation takes patterns `gid, gid + stride, ...` and
-// writes each one's clashes (at most the stored patterns, 2^23: no 32-bit count wraps; the
-// host adds them up in 64 bits).
+// writes each one's clashes where it came (where order.wgsl put them in signature order, it
+// noted that place) (at most the stored patterns, 2^23: no 32-bit count wraps; the host
+// adds them up in 64 bits).
 //
 // An entry is read as four 64-bit words (the adapter's 64-bit integers, SHADER_INT64): a
 // driver that runs the lanes of a vector one load at a time (lavapipe) then makes half the
@@ -23,6 +24,8 @@
 // all: its pivots' bits are its signature's head)
 @group(0) @binding(4) var<storage, read> patterns: array<u32>;
 @group(0) @binding(5) var<storage, read_write> clashes: array<u32>;
+// where each pattern came, where the GPU put them in signature order (order.wgsl)
+@group(0) @binding(6) var<storage, read> origin: array<u32>;
 
 const WG: u32 = {WG}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
@@ -108,6 +111,10 @@ fn main(
             let c = countOneBits(clash);
             count += u32(c.x + c.y + c.z + c.w);
         }
-        clashes[i] = count;
+        var came = i;
+        if params.ordered_here != 0u {
+            came = origin[i];
+        }
+        clashes[came] = count;
     }
 }

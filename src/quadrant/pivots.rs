@@ -415,7 +415,9 @@ impl Signatures {
     /// returns their union, each written as `record` makes it of the pattern and its
     /// signature (itself, or as a later loop reads it); signature `s`'s patterns end up at
     /// `sorted[start[s]..start[s + 1]]` (a counting sort; `signatures` and `start` are
-    /// buffers, sized here). Returns the union.
+    /// buffers, sized here). Where `grouped` is false, each is written in the order they
+    /// came, and `start` says where each signature's patterns would begin (for a GPU that
+    /// groups them itself). Returns the union.
     #[inline(always)]
     pub(super) fn sort<T: Copy + Default>(
         patterns: &[Pattern],
@@ -423,7 +425,7 @@ impl Signatures {
             impl FnOnce(&[Pattern], &mut Vec<Signature>) -> Pattern,
             usize,
         ),
-        record: impl Fn(Pattern, Signature) -> T,
+        (record, grouped): (impl Fn(Pattern, Signature) -> T, bool),
         (sorted, signatures, start): SortBuffers<T>,
     ) -> Result<Pattern, TryReserveError> {
         signatures.clear();
@@ -467,6 +469,11 @@ impl Signatures {
         sorted.resize(patterns.len(), T::default());
         // the slice once: through the vector, each store reloaded its length
         let sorted = &mut sorted[..];
+        if !grouped {
+            let came = patterns.iter().zip(signatures.iter());
+            (sorted.iter_mut().zip(came)).for_each(|(to, (&p, &s))| *to = record(p, s));
+            return Ok(union);
+        }
         let (head_patterns, tail_patterns) = patterns.split_at(stretch * STREAMS);
         let head_patterns: [&[Pattern]; STREAMS] =
             std::array::from_fn(|k| &head_patterns[k * stretch..][..stretch]);
@@ -561,7 +568,7 @@ mod tests {
             };
             let sort = (sign_all, groups);
             let buffers = (&mut sorted, &mut signatures, &mut start);
-            Signatures::sort(&patterns, sort, |p, _| p, buffers).unwrap();
+            Signatures::sort(&patterns, sort, (|p, _| p, true), buffers).unwrap();
             assert_eq!((start.len(), start[0], start[groups]), (groups + 1, 0, len));
             for g in 0..groups {
                 let stretch = &sorted[start[g]..start[g + 1]];

@@ -562,6 +562,10 @@ pub const NARROW_WORDS: usize = 3;
 pub(super) trait Writes: Copy {
     type Out: Copy + Default;
 
+    /// Whether the sort puts each pattern in its signature's place (else where it came,
+    /// for a device that groups them itself).
+    const GROUPED: bool = true;
+
     /// Pattern `p`, of signature `s`, its seen diagonals gathered by `gather` where it
     /// needs them ([`Gather::gather`] or [`Gather::gather_by_lookups`]).
     fn write(

@@ -497,7 +497,7 @@ impl Sieve {
     fn work<'a>(
         &'a self,
         pairs: PairKernel,
-        others: Ordered,
+        others: Ordered<'a>,
         written: Option<&'a [[u32; NARROW_WORDS]]>,
     ) -> offload::PairWork<'a> {
         let mut work = match pairs {

@@ -76,9 +76,13 @@ pub struct PairWork<'a> {
     pub reach: &'a [u32],
     pub reach_at: Vec<u32>,
     /// [`NARROW_WORDS`] or [`WIDE_WORDS`] (`pattern_words`) for each pattern of the other
-    /// side: written here, or by the other side's sort ([`DeviceWords`]).
+    /// side: written here, or by the other side's sort ([`DeviceWords`]); in signature
+    /// order, or where the device groups them (it takes words), as they may have come.
     pub patterns: Cow<'a, [u32]>,
     pub pattern_words: usize,
+    /// Where the device groups the other side: for each signature, where its patterns
+    /// begin once grouped (empty where they come grouped).
+    pub places: &'a [usize],
     /// For each signature of narrow words: its pivots' dense bits, and at bit [`REST_AT`]
     /// where the rest's start in a dense word (0 for wide words).
     pub heads: Vec<u32>,
@@ -112,13 +116,17 @@ impl PairWork<'_> {
         }
     }
 
-    /// Where the device is sent words, each block as the device groups and transposes it:
-    /// where its words start before and after grouping (in 32-bit words from the sieve's
-    /// first), its first entry in the tables (from the sieve's first), its patterns, the
-    /// words a pattern, lookups and pivots (`per_pattern | lookups << 8 | pivots << 16`),
-    /// where the sieve's words start (the grouped ones' places count from there) and its
-    /// first cursor, and two words of padding; nothing where it is sent tables.
-    pub fn word_blocks(&self) -> impl ExactSizeIterator<Item = [u32; BLOCK_WORDS]> + '_ {
+    /// Where the device is sent words, each block as the device groups and transposes it,
+    /// the sieve's words, its tables' first entry and its first cursor at `bases` in the
+    /// batch: where the block's words start before and after grouping (in 32-bit words),
+    /// its first entry in the tables, its patterns, the words a pattern, lookups and pivots
+    /// (`per_pattern | lookups << 8 | pivots << 16`), where the sieve's words start (the
+    /// grouped ones' places count from there) and its first cursor, and two words of
+    /// padding; nothing where it is sent tables.
+    pub fn word_blocks(
+        &self,
+        (words_at, entries_at, cursors_at): (u32, u32, u32),
+    ) -> impl ExactSizeIterator<Item = [u32; BLOCK_WORDS]> + '_ {
         let (per_pattern, pivots) = match self.stored {
             StoredSide::Tables(_) => (0, 0),
             StoredSide::Words {
@@ -131,16 +139,15 @@ impl PairWork<'_> {
         let lookups = self.lookups as usize;
         (0..blocks).map(move |b| {
             [
-                b * BLOCK * per_pattern,
-                b * lookups * TABLE_ENTRIES,
-                (self.stored_len - b * BLOCK).min(BLOCK),
-                per_pattern | lookups << 8 | pivots << 16,
-                0,
-                0,
+                words_at + (b * BLOCK * per_pattern) as u32,
+                entries_at + (b * lookups * TABLE_ENTRIES) as u32,
+                (self.stored_len - b * BLOCK).min(BLOCK) as u32,
+                (per_pattern | lookups << 8 | pivots << 16) as u32,
+                words_at,
+                cursors_at,
                 0,
                 0,
             ]
-            .map(|word| word as u32)
         })
     }
 
@@ -193,8 +200,7 @@ impl PairWork<'_> {
             // vectors, three times the time of the slices' checks at N = 20 without)
             2 => (self.disjoint_narrow)(words.as_chunks::<2>().0, dense as u64),
             _ => (words.chunks_exact(per_pattern))
-                .map(|w| (w.iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w)))
-                .filter(|&p| p & dense == 0)
+                .filter(|&w| wide_word(w) & dense == 0)
                 .count(),
         };
         clashes - disjoint as u32
@@ -204,7 +210,7 @@ impl PairWork<'_> {
     fn dense_of(&self, i: usize) -> (u128, usize) {
         let words = &self.patterns[i * self.pattern_words..][..self.pattern_words];
         let (bits, signature) = words.split_at(self.pattern_words - 1);
-        let bits = (bits.iter().rev()).fold(0u128, |d, &w| d << 32 | u128::from(w));
+        let bits = wide_word(bits);
         let signature = signature[0] as usize;
         let dense = match self.pattern_words {
             NARROW_WORDS => {
@@ -239,12 +245,16 @@ impl PairWork<'_> {
 /// Each pattern of the other side as a device reads it where its words are narrow and the
 /// CPU's loop would read records ([`Sieve::reads_records`]): the record's dense word, its
 /// low half first, then its signature ([`NARROW_WORDS`]), written by the sort itself (a pass
-/// over the records after it was 5 % of the host's samples beside lavapipe at N = 18).
+/// over the records after it was 5 % of the host's samples beside lavapipe at N = 18); in
+/// signature order where `GROUPED`, else in the order they came, for a device that groups
+/// them itself (no scatter on the host).
 #[derive(Clone, Copy)]
-pub(super) struct DeviceWords<'a>(pub &'a Gather);
+pub(super) struct DeviceWords<'a, const GROUPED: bool>(pub &'a Gather);
 
-impl Writes for DeviceWords<'_> {
+impl<const GROUPED: bool> Writes for DeviceWords<'_, GROUPED> {
     type Out = [u32; NARROW_WORDS];
+
+    const GROUPED: bool = GROUPED;
 
     #[inline(always)]
     fn write(
@@ -264,11 +274,33 @@ fn narrow_words(rest: u64, s: Signature) -> [u32; NARROW_WORDS] {
     [rest as u32, (rest >> 32) as u32, u32::from(s)]
 }
 
-impl DeviceWords<'_> {
-    /// The record the CPU's loop reads of a pattern written as `words`.
-    fn record(words: &[u32; NARROW_WORDS]) -> Pattern {
-        Gather::record_of_word(u64::from(words[0]) | u64::from(words[1]) << 32)
+/// The dense word of 32-bit `words`, the lowest first.
+fn wide_word(words: &[u32]) -> u128 {
+    (words.iter().rev()).fold(0, |d, &w| d << 32 | u128::from(w))
+}
+
+/// The record the CPU's loop reads of a pattern written as `words` ([`DeviceWords`]).
+fn record_of_words(words: &[u32; NARROW_WORDS]) -> Pattern {
+    Gather::record_of_word(u64::from(words[0]) | u64::from(words[1]) << 32)
+}
+
+/// Appends to `records` the records of narrow `words` written in the order they came, put
+/// in signature order: signature `s`'s from `start[s]` on (where a device that groups them
+/// itself declined them).
+fn group_records(
+    words: &[[u32; NARROW_WORDS]],
+    start: &[usize],
+    records: &mut Vec<Pattern>,
+) -> Result<(), std::collections::TryReserveError> {
+    records.try_reserve(words.len())?;
+    records.resize(words.len(), Pattern::default());
+    let mut next = start.to_vec();
+    for w in words {
+        let at = &mut next[w[NARROW_WORDS - 1] as usize];
+        records[*at] = record_of_words(w);
+        *at += 1;
     }
+    Ok(())
 }
 
 /// Counts a loaded sieve's pairs on a device, or declines (a part it cannot hold, a device
@@ -329,12 +361,19 @@ impl Sieve {
             std::mem::take(&mut self.start),
             std::mem::take(&mut self.device_words),
         );
-        // where the CPU's loop would read records, the sort writes the device's words
+        // where the CPU's loop would read records, the sort writes the device's words: in
+        // signature order, or as they came where the device groups them (over a bus: no
+        // scatter on the host)
         let in_words = self.reads_records();
+        let grouped_here = self.made == Made::Tables;
         let made = if in_words {
             ordered.clear();
             let buffers = (&mut words, &mut signatures, &mut start);
-            self.order_as(pairs, DeviceWords(&self.seen.rest), others, buffers)
+            let rest = &self.seen.rest;
+            match grouped_here {
+                true => self.order_as(pairs, DeviceWords::<true>(rest), others, buffers),
+                false => self.order_as(pairs, DeviceWords::<false>(rest), others, buffers),
+            }
         } else {
             self.order(pairs, others, (&mut ordered, &mut signatures, &mut start))
         };
@@ -352,9 +391,11 @@ impl Sieve {
                 return Ok(Counted::Later(ticket));
             }
             self.slice_stored(pairs).map_err(short)?;
-            if in_words {
+            if in_words && grouped_here {
                 ordered.try_reserve(words.len()).map_err(short)?;
-                ordered.extend(words.iter().map(DeviceWords::record));
+                ordered.extend(words.iter().map(record_of_words));
+            } else if in_words {
+                group_records(&words, &start, &mut ordered).map_err(short)?;
             }
             let ordered_others = if grouped { &ordered[..] } else { others };
             let counted = self.count_ordered(pairs, (ordered_others, &start), stop);
@@ -378,7 +419,7 @@ impl Sieve {
     #[inline(always)]
     pub(super) fn work_with<'a>(
         &'a self,
-        (others, start): Ordered,
+        (others, start): Ordered<'a>,
         written: Option<&'a [[u32; NARROW_WORDS]]>,
         gather: impl Fn(&Gather, Pattern) -> (u64, u64),
     ) -> PairWork<'a> {
@@ -448,6 +489,10 @@ impl Sieve {
                 None => Cow::Owned(patterns),
             },
             pattern_words,
+            places: match self.made {
+                Made::Tables => &[],
+                Made::Words => &start[..start.len() - 1],
+            },
             heads,
             visited,
         }

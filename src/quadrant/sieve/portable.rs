@@ -46,7 +46,12 @@ pub(super) fn sort<W: Writes>(
         Signatures::sign_each(patterns, out, |p| signatures.signature(p))
     };
     let record = |p, s| write.write(p, s, Gather::gather_by_lookups);
-    Signatures::sort(patterns, (sign_all, signatures.groups()), record, buffers)
+    Signatures::sort(
+        patterns,
+        (sign_all, signatures.groups()),
+        (record, W::GROUPED),
+        buffers,
+    )
 }
 
 /// Transposes a 64×64 bit matrix in place: bit `c` of `rows[r]` becomes bit `r` of

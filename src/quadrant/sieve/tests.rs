@@ -369,6 +369,21 @@ impl PairDevice for Model {
         if self.declines {
             return Ok(None);
         }
+        if self.takes == Made::Words {
+            // it groups the other side by the places it is given: each signature's patterns
+            // fill the stretch from its place to the next one's
+            let mut ends = work.places.iter().skip(1).copied().collect::<Vec<_>>();
+            ends.push(work.len());
+            let last = work.pattern_words - 1;
+            let signatures = work.patterns.iter().skip(last).step_by(work.pattern_words);
+            for &s in signatures {
+                ends[s as usize] -= 1;
+            }
+            assert_eq!(
+                ends, work.places,
+                "each signature's patterns fill its stretch"
+            );
+        }
         let clashes: u64 = (0..work.len()).map(|i| u64::from(work.clashes_of(i))).sum();
         self.counted.set(Some(work.visited - clashes));
         Ok(Some(TICKET))

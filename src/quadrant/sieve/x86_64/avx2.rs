@@ -71,7 +71,7 @@ pub(super) fn count_by_pext<const COMPACT: bool, const BATCHED: bool>(
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 pub(crate) fn work<'a>(
     sieve: &'a Sieve,
-    others: Ordered,
+    others: Ordered<'a>,
     written: Option<&'a [[u32; NARROW_WORDS]]>,
 ) -> PairWork<'a> {
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
@@ -109,5 +109,10 @@ pub(crate) fn sort<W: Writes>(
         Signatures::sign_each(patterns, out, |p| signatures.signature_by(p, pext))
     };
     let record = |p, s| write.write(p, s, |part: &Gather, p| part.gather(p, pext));
-    Signatures::sort(patterns, (sign_all, signatures.groups()), record, buffers)
+    Signatures::sort(
+        patterns,
+        (sign_all, signatures.groups()),
+        (record, W::GROUPED),
+        buffers,
+    )
 }

@@ -75,7 +75,12 @@ pub(crate) fn sort<W: Writes>(
     };
     let pext = |x, mask| std::arch::x86_64::_pext_u64(x, mask);
     let record = |p, s| write.write(p, s, |part: &Gather, p| part.gather(p, pext));
-    Signatures::sort(patterns, (sign_all, signatures.groups()), record, buffers)
+    Signatures::sort(
+        patterns,
+        (sign_all, signatures.groups()),
+        (record, W::GROUPED),
+        buffers,
+    )
 }
 
 /// Appends each pattern's signature to `out` ([`Signatures::sign_each`]), four patterns at

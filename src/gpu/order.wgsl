@@ -1,0 +1,35 @@
+// The quadrant engine's other side put in signature order on a GPU over a bus, before the
+// pairs are counted (pairs.wgsl): the host writes each pattern's words as its joins made
+// them, with where each signature's patterns begin once grouped, and each pattern takes
+// the next place of its signature. Within a signature the order is whichever the atomics
+// give, and no count depends on it; adjacent invocations of the pair kernel then hold
+// patterns of one signature, which walk the same blocks. Each pattern's place notes where
+// it came, so its clashes go back there (the host's spot checks and sieves know it by it).
+
+// (`params`: pair_params.wgsl)
+// each pattern's `pattern_words` words as they came, its signature (in the batch) last
+@group(0) @binding(1) var<storage, read> patterns: array<u32>;
+// the same words grouped by signature
+@group(0) @binding(2) var<storage, read_write> ordered: array<u32>;
+// for each place of `ordered`, where its pattern came
+@group(0) @binding(3) var<storage, read_write> origin: array<u32>;
+// each signature's next place
+@group(0) @binding(4) var<storage, read_write> cursors: array<atomic<u32>>;
+
+const WG: u32 = {WG}u;
+
+@compute @workgroup_size(WG)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let per = params.pattern_words;
+    for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
+        let at = i * per;
+        let to = atomicAdd(&cursors[patterns[at + per - 1u]], 1u);
+        for (var w = 0u; w < per; w++) {
+            ordered[to * per + w] = patterns[at + w];
+        }
+        origin[to] = i;
+    }
+}
