@@ -380,6 +380,10 @@ pub struct PairQueue<'a, T> {
     free: Vec<Slot>,
     filling: Option<Slot>,
     sent: VecDeque<Sent<T>>,
+    /// The last batch's clashes, read back into memory kept from batch to batch (a vector
+    /// made for each batch: receiving took 1.32 to 1.37 thread-seconds at N = 19 beside
+    /// lavapipe opened as over a bus, 1.16 without).
+    clashes: Vec<u32>,
 }
 
 impl<'a, T> PairQueue<'a, T> {
@@ -389,6 +393,7 @@ impl<'a, T> PairQueue<'a, T> {
             free: Vec::new(),
             filling: None,
             sent: VecDeque::new(),
+            clashes: Vec::new(),
         }
     }
 
@@ -520,7 +525,7 @@ impl<'a, T> PairQueue<'a, T> {
 
     /// The oldest batch's tag and each of its patterns' clashes, waiting for them if `wait`
     /// (else `None` while the GPU is still counting it); `None` when none is on the GPU.
-    pub fn receive(&mut self, wait: bool) -> Result<Option<(T, Vec<u32>)>, String> {
+    pub fn receive(&mut self, wait: bool) -> Result<Option<(T, &[u32])>, String> {
         let Some(oldest) = self.sent.front_mut() else {
             return Ok(None);
         };
@@ -548,14 +553,13 @@ impl<'a, T> PairQueue<'a, T> {
         let readback = &done.slot.clashes.host;
         let range = readback.slice(..4 * done.patterns as u64);
         let view = range.get_mapped_range().map_err(|e| e.to_string())?;
-        let clashes = view
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        self.clashes.clear();
+        let words = view.chunks_exact(4);
+        (self.clashes).extend(words.map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
         drop(view);
         readback.unmap();
         self.free.push(done.slot);
-        Ok(Some((done.tag, clashes)))
+        Ok(Some((done.tag, &self.clashes)))
     }
 }
 
