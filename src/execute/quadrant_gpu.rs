@@ -183,8 +183,9 @@ struct Feed<'a> {
     counted: RefCell<HashMap<u64, Option<u64>>>,
     /// Patterns it batched (what its spot checks are spaced by).
     batched: Cell<u64>,
-    /// Bytes sent of the last batch it sent (what the next is given room for).
-    last_upload: Cell<u64>,
+    /// Bytes of tables or stored words, and of word lists, of the last batch it sent (what
+    /// the next is given room for).
+    last_bytes: Cell<[u64; 2]>,
     /// Whether a batch was counted since its units were last handed in.
     received: Cell<bool>,
 }
@@ -213,18 +214,25 @@ impl PairDevice for Feed<'_> {
         }
         let fits = {
             let batch = self.batch.borrow();
+            let (upload_room, words_room) = self.queue.borrow().rooms();
             !batch.is_empty()
                 && batch.takes_words_of(work)
-                && batch.upload_bytes + work.upload_bytes() <= self.queue.borrow().upload_room()
+                && batch.upload_bytes + work.upload_bytes() <= upload_room
+                && batch.word_bytes_with(work) <= words_room
                 && batch.table_bytes + work.table_bytes() <= BATCH_BYTES
                 && batch.largest_with(work) <= limit
         };
         if !fits {
             self.flush()?;
-            let last = self.last_upload.get();
-            let room = (last + last / 4 + (1 << 20)).min(BATCH_BYTES);
-            let room = work.upload_bytes().max(room).min(limit);
-            while !self.queue.borrow_mut().begin(room) {
+            // room for the last batch's and a quarter, and for this sieve
+            let [upload, words] = self
+                .last_bytes
+                .get()
+                .map(|last| last + last / 4 + (1 << 20));
+            let upload = work.upload_bytes().max(upload.min(BATCH_BYTES));
+            let words = PairBatch::default().word_bytes_with(work).max(words);
+            let rooms = (upload.min(limit), words.min(limit));
+            while !self.queue.borrow_mut().begin(rooms) {
                 let waits = !shared.share;
                 if !self.receive(waits)? {
                     // the GPU holds this thread's batches and has not counted the oldest
@@ -242,10 +250,7 @@ impl PairDevice for Feed<'_> {
         let spots = std::iter::once(0).chain(spaced.filter(|&i| i > 0));
         let full = {
             let mut batch = self.batch.borrow_mut();
-            let written = self
-                .queue
-                .borrow_mut()
-                .write_upload(batch.upload_bytes, work);
+            let written = self.queue.borrow_mut().write(&batch, work);
             written.map_err(|e| self.gpu.pair_failure(e))?;
             batch.push(work, ticket, spots);
             batch.len() >= BATCH_LANES * self.gpu.lanes()
@@ -268,7 +273,7 @@ impl<'a> Feed<'a> {
             next_ticket: Cell::new(0),
             counted: RefCell::default(),
             batched: Cell::new(0),
-            last_upload: Cell::new(0),
+            last_bytes: Cell::new([0, 0]),
             received: Cell::new(false),
         }
     }
@@ -279,7 +284,8 @@ impl<'a> Feed<'a> {
         if batch.is_empty() {
             return Ok(());
         }
-        self.last_upload.set(batch.upload_bytes);
+        self.last_bytes
+            .set([batch.upload_bytes, batch.word_parts().len()]);
         let shared = self.shared;
         if shared.dropped.load(Ordering::Relaxed) {
             // nothing goes to a GPU once one was found wrong: the CPU counts these again

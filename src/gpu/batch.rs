@@ -3,7 +3,7 @@
 //! made, lie one sieve's after another's), each block of words with where its words and
 //! tables start, their reaches moved past the earlier sieves' tables,
 //! their signatures past the earlier sieves' signatures, and each pattern's words (its dense
-//! word, then its signature in the batch). Many small sieves then cost one dispatch (N = 17
+//! word, then its signature in the batch; written straight into the upload). Many small sieves then cost one dispatch (N = 17
 //! has 54,779 of a few thousand patterns each), and the kernel never needs to know where one
 //! ends: it reads as many lookups as the batch's sieve with the most (a pattern's dense word
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
@@ -50,9 +50,11 @@ pub struct PairBatch {
     /// For each signature of the batch, where its reach starts and ends in `reach`, and its
     /// head ([`PairWork::heads`]; 0 for wide words).
     pub reach_at: Vec<u32>,
-    /// `pattern_words` words for each pattern (its words as [`PairWork`] has them, its
-    /// signature the batch's): every sieve of a batch has them narrow, or every one wide.
-    pub patterns: Vec<u32>,
+    /// 32-bit words of the patterns, `pattern_words` a pattern (its words as [`PairWork`]
+    /// has them, its signature the batch's): every sieve of a batch has them narrow, or
+    /// every one wide. They go straight into the upload as each sieve is added
+    /// ([`PairQueue::write`](super::PairQueue::write)), at [`PairBatch::signature_base`].
+    pub pattern_data: usize,
     pub pattern_words: usize,
     /// The most lookups of a sieve of the batch.
     pub lookups: u32,
@@ -97,7 +99,8 @@ impl WordParts {
 
 impl PairBatch {
     /// Adds `work`'s sieve, under `ticket`, with its patterns `spots` spot-checked; its
-    /// tables or words lie at [`PairBatch::upload_bytes`] as it was.
+    /// tables or words lie at [`PairBatch::upload_bytes`] as it was, its patterns at
+    /// `pattern_data` ([`PairQueue::write`](super::PairQueue::write), before).
     pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
         let bases = (
@@ -112,7 +115,6 @@ impl PairBatch {
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
-        let signature_base = (self.reach_at.len() / 3) as u32;
         for (s, bounds) in work.reach_at.windows(2).enumerate() {
             let head = work.heads.get(s).copied().unwrap_or(0);
             (self.reach_at).extend([reach_base + bounds[0], reach_base + bounds[1], head]);
@@ -122,16 +124,7 @@ impl PairBatch {
         debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
         self.pattern_words = work.pattern_words;
         self.lookups = self.lookups.max(work.lookups);
-        // copied whole, then each pattern's signature (its last word) made the batch's: a
-        // pattern at a time, the copy was a call to memcpy a pattern
-        let at = self.patterns.len();
-        self.patterns.extend_from_slice(&work.patterns);
-        let words = work.pattern_words;
-        let signatures = self.patterns[at..]
-            .iter_mut()
-            .skip(words - 1)
-            .step_by(words);
-        signatures.for_each(|signature| *signature += signature_base);
+        self.pattern_data += work.patterns.len();
         (self.checks).extend(spots.map(|i| (first + i, work.clashes_of(i))));
         self.sieves.push(Sieved {
             first,
@@ -143,10 +136,14 @@ impl PairBatch {
 
     /// Patterns in the batch.
     pub fn len(&self) -> usize {
-        self.patterns
-            .len()
+        (self.pattern_data)
             .checked_div(self.pattern_words)
             .unwrap_or(0)
+    }
+
+    /// What the next sieve's signatures are moved by: the signatures before it.
+    pub fn signature_base(&self) -> u32 {
+        (self.reach_at.len() / 3) as u32
     }
 
     /// Whether `work`'s words are the batch's kind (narrow or wide), or the batch is empty.
@@ -160,8 +157,20 @@ impl PairBatch {
 
     /// Where the word lists lie in the buffer that holds them.
     pub fn word_parts(&self) -> WordParts {
-        let lists = [&self.patterns, &self.reach, &self.reach_at, &self.blocks];
-        WordParts::of(lists.map(Vec::len))
+        let lists = [&self.reach, &self.reach_at, &self.blocks];
+        let [reach, reach_at, blocks] = lists.map(Vec::len);
+        WordParts::of([self.pattern_data, reach, reach_at, blocks])
+    }
+
+    /// Bytes of the word lists with `work` added.
+    pub fn word_bytes_with(&self, work: &PairWork) -> u64 {
+        let words = WordParts::of([
+            self.pattern_data + work.patterns.len(),
+            self.reach.len() + work.reach.len(),
+            self.reach_at.len() + 3 * work.reach_at.len(),
+            self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
+        ]);
+        words.len()
     }
 
     /// Blocks of words the GPU makes tables of.
@@ -172,16 +181,11 @@ impl PairBatch {
     /// The largest buffer the batch would bind with `work` added, in bytes.
     pub fn largest_with(&self, work: &PairWork) -> u64 {
         let tables = self.table_bytes + work.table_bytes();
-        let words = WordParts::of([
-            self.patterns.len() + work.patterns.len(),
-            self.reach.len() + work.reach.len(),
-            self.reach_at.len() + 3 * work.reach_at.len(),
-            self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
-        ]);
+        let words = self.word_bytes_with(work);
         let cursors = 4 * (self.cursors.len() + work.cursors().len()) as u64;
         let other_cursors = 4 * (self.other_cursors.len() + work.places.len()) as u64;
         let uploads = self.upload_bytes + work.upload_bytes();
-        [tables, words.len(), cursors, other_cursors, uploads]
+        [tables, words, cursors, other_cursors, uploads]
             .into_iter()
             .max()
             .unwrap_or(0)
@@ -196,7 +200,7 @@ impl PairBatch {
         self.other_cursors.clear();
         self.reach.clear();
         self.reach_at.clear();
-        self.patterns.clear();
+        self.pattern_data = 0;
         self.pattern_words = 0;
         self.sieves.clear();
         self.checks.clear();

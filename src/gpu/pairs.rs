@@ -16,8 +16,9 @@
 //! batch to batch (grown when a batch needs more), one counting on the GPU while the thread
 //! builds the next batch in the other, so that no batch allocates memory or first touches
 //! its pages. A slot's uploads are mapped while it is not on the GPU: each sieve's tables or
-//! slices are written straight into the batch's upload as it is added, the word lists when
-//! the batch is sent.
+//! stored words, and its other side's patterns, are written straight into the batch's
+//! uploads as it is added (each with room for the last batch's and a quarter), the other
+//! word lists when the batch is sent.
 
 use crate::gpu::batch::{PairBatch, WordParts};
 use crate::gpu::upload::{entry, le_bytes};
@@ -230,13 +231,14 @@ impl Making {
 }
 
 impl Slot {
-    /// Buffers for batches of up to `upload` bytes sent (the others made when the batch is
-    /// sent); the host's mapped where it writes them.
-    fn new(device: &Device, upload: u64) -> Slot {
+    /// Buffers for batches of up to `upload` bytes of tables or stored words and `words`
+    /// bytes of word lists (the others made when the batch is sent); the host's mapped
+    /// where it writes them.
+    fn new(device: &Device, (upload, words): (u64, u64)) -> Slot {
         Slot {
             upload: Staged::new(device, "pair upload", upload, Way::ToGpu),
             making: (device.takes() == Made::Words).then(|| Making::new(device.device)),
-            words: Staged::new(device, "pair words", 0, Way::ToGpu),
+            words: Staged::new(device, "pair words", words, Way::ToGpu),
             params: buffer(
                 device.device,
                 "pair params",
@@ -248,13 +250,13 @@ impl Slot {
         }
     }
 
-    /// Makes room for `tables` bytes of tables (where the GPU makes them), `words` of word
-    /// lists and `patterns` patterns, keeping the upload.
-    fn fit(&mut self, device: &Device, batch: &PairBatch, words: u64) {
+    /// Makes room for `batch`'s tables (where the GPU makes them) and patterns, keeping the
+    /// uploads (the patterns were written into the word lists' as they came).
+    fn fit(&mut self, device: &Device, batch: &PairBatch) {
         let (tables, patterns) = (batch.table_bytes, batch.len() as u64);
         if let Some(making) = self.making.as_mut() {
             let cursors = 4 * batch.cursors.len() as u64;
-            let ordered = 4 * batch.patterns.len() as u64;
+            let ordered = 4 * batch.pattern_data as u64;
             let other_cursors = 4 * batch.other_cursors.len() as u64;
             let bytes = [batch.upload_bytes, cursors, tables, ordered, other_cursors];
             making.fit(device, bytes);
@@ -262,10 +264,6 @@ impl Slot {
                 let bytes = grown(4 * patterns, device.limit);
                 self.origin = buffer(device.device, "origin", bytes, Use::STORAGE);
             }
-        }
-        if self.words.size() < words {
-            let words = grown(words, device.limit);
-            self.words = Staged::new(device, "pair words", words, Way::ToGpu);
         }
         if self.clashes.size() < 4 * patterns {
             let bytes = grown(4 * patterns, device.limit);
@@ -402,15 +400,17 @@ impl<'a, T> PairQueue<'a, T> {
         self.device.takes()
     }
 
-    /// Bytes the batch being built may be sent (0 before [`PairQueue::begin`]).
-    pub fn upload_room(&self) -> u64 {
-        self.filling.as_ref().map_or(0, |slot| slot.upload.size())
+    /// Bytes the batch being built may be sent: of tables or stored words, and of word
+    /// lists (0 before [`PairQueue::begin`]).
+    pub fn rooms(&self) -> (u64, u64) {
+        (self.filling.as_ref()).map_or((0, 0), |slot| (slot.upload.size(), slot.words.size()))
     }
 
     /// Starts a batch (none being built, or one that holds nothing yet) that may be sent
-    /// `upload` bytes of tables or words (within the device's limit): false when every
-    /// slot is on the GPU (then [`PairQueue::receive`] one first).
-    pub fn begin(&mut self, upload: u64) -> bool {
+    /// `upload` bytes of tables or stored words and `words` of word lists (each within the
+    /// device's limit): false when every slot is on the GPU (then [`PairQueue::receive`]
+    /// one first).
+    pub fn begin(&mut self, (upload, words): (u64, u64)) -> bool {
         if let Some(slot) = self.filling.take() {
             self.free.push(slot);
         }
@@ -419,21 +419,43 @@ impl<'a, T> PairQueue<'a, T> {
             return false;
         }
         let slot = match free {
-            Some(slot) if slot.upload.size() >= upload => slot,
+            Some(slot) if slot.upload.size() >= upload && slot.words.size() >= words => slot,
             // none yet, or one too small: a new one in its place
-            _ => Slot::new(&self.device, grown(upload, self.device.limit)),
+            _ => {
+                let limit = self.device.limit;
+                Slot::new(&self.device, (grown(upload, limit), grown(words, limit)))
+            }
         };
         self.filling = Some(slot);
         true
     }
 
-    /// Writes `work`'s tables or words (what the device takes) into the batch being
-    /// built, `at` bytes from the start of its upload (within [`PairQueue::upload_room`]).
-    pub fn write_upload(&mut self, at: u64, work: &PairWork) -> Result<(), String> {
+    /// Writes `work`'s tables or stored words (what the device takes) and its patterns into
+    /// the batch being built, `batch`, past what it holds (within [`PairQueue::rooms`]),
+    /// each pattern's signature made the batch's. The patterns go straight to the word
+    /// lists' upload: copied into the batch first, they were 0.6 of the 17 thread-seconds
+    /// the host spent at N = 19 beside lavapipe opened as over a bus.
+    pub fn write(&mut self, batch: &PairBatch, work: &PairWork) -> Result<(), String> {
         let slot = self.filling.as_ref().expect("a batch begun");
+        let at = batch.upload_bytes;
         let range = slot.upload.host.slice(at..at + work.upload_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         view.copy_from_slice(&work.upload());
+        // (a mapped range starts at a multiple of 8 bytes; a pattern's words may not)
+        let at = 4 * batch.pattern_data as u64;
+        let from = at & !(wgpu::MAP_ALIGNMENT - 1);
+        let range = slot
+            .words
+            .host
+            .slice(from..at + 4 * work.patterns.len() as u64);
+        let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
+        let to = (&mut view, (at - from) as usize);
+        write_rebased(
+            to,
+            &work.patterns,
+            work.pattern_words,
+            batch.signature_base(),
+        );
         Ok(())
     }
 
@@ -444,7 +466,11 @@ impl<'a, T> PairQueue<'a, T> {
         let mut slot = self.filling.take().expect("a batch begun");
         let parts = batch.word_parts();
         let patterns = batch.len();
-        slot.fit(gpu, batch, parts.len());
+        slot.fit(gpu, batch);
+        debug_assert!(
+            parts.len() <= slot.words.size(),
+            "the word lists' room was asked for"
+        );
         write_words(&slot, batch, &parts)?;
         slot.upload.host.unmap();
         let blocks = batch.word_blocks();
@@ -572,21 +598,45 @@ fn grown(bytes: u64, limit: u64) -> u64 {
         .max(bytes)
 }
 
-/// Writes `batch`'s word lists into `slot`'s mapped upload at `parts` and unmaps it.
+/// Writes `batch`'s word lists but the patterns (written as each sieve came:
+/// [`PairQueue::write`]) into `slot`'s mapped upload at `parts` and unmaps it.
 fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), String> {
     {
-        let range = slot.words.host.slice(..parts.len());
+        let lists = parts.reach.start..parts.len();
+        let range = slot.words.host.slice(lists.clone());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         for (at, list) in [
-            (&parts.patterns, &batch.patterns),
             (&parts.reach, &batch.reach),
             (&parts.reach_at, &batch.reach_at),
             (&parts.blocks, &batch.blocks),
         ] {
-            let start = at.start as usize;
+            let start = (at.start - lists.start) as usize;
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));
         }
     }
     slot.words.host.unmap();
     Ok(())
+}
+
+/// Writes the patterns' `words`, `per` a pattern, into `to` from byte `at` on as the GPU
+/// reads them, each pattern's signature (its last word) moved by `base`: a stretch at a time rebased in a
+/// buffer of the CPU's own, then copied whole (the upload may be memory the CPU reads
+/// slowly, and a word at a time was a call to memcpy each).
+fn write_rebased(
+    (to, at): (&mut wgpu::BufferViewMut, usize),
+    words: &[u32],
+    per: usize,
+    base: u32,
+) {
+    // (a multiple of every pattern's words: 3 and 5)
+    const STRETCH: usize = 15 * 64;
+    debug_assert_eq!(STRETCH % per, 0);
+    let mut stretch = [0u32; STRETCH];
+    for (k, from) in words.chunks(STRETCH).enumerate() {
+        let stretch = &mut stretch[..from.len()];
+        stretch.copy_from_slice(from);
+        (stretch.iter_mut().skip(per - 1).step_by(per)).for_each(|s| *s += base);
+        let at = at + 4 * STRETCH * k;
+        (to.slice(at..at + 4 * from.len())).copy_from_slice(&le_bytes(stretch));
+    }
 }
