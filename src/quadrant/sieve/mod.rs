@@ -269,22 +269,13 @@ impl Sieve {
         sizes.try_reserve(1 << self.pivots.count)?;
         sizes.resize(1 << self.pivots.count, 0);
         let mut dense = std::mem::take(&mut self.dense);
+        let gathers = (&pivots, &rest, pivot_bits);
         let written = if self.seen.bits() <= 64 {
             dense.per_pattern = 2;
-            let write = StoredDense::<2> {
-                pivots: &pivots,
-                rest: &rest,
-                pivot_bits,
-            };
-            dense_on(pairs, write, patterns, (&mut dense.narrow, &mut sizes))
+            dense_on(pairs, gathers, patterns, (&mut dense.narrow, &mut sizes))
         } else {
             dense.per_pattern = 4;
-            let write = StoredDense::<4> {
-                pivots: &pivots,
-                rest: &rest,
-                pivot_bits,
-            };
-            dense_on(pairs, write, patterns, (&mut dense.wide, &mut sizes))
+            dense_on(pairs, gathers, patterns, (&mut dense.wide, &mut sizes))
         };
         self.dense = dense;
         // the groups in signature order; each value of the pivots' bits starts where its
@@ -538,15 +529,21 @@ impl Sieve {
     }
 }
 
-/// Appends each stored pattern's dense word, as `write` makes it, to `out` in the order
-/// they came, and counts them by their pivots' bits in `sizes` (as many as those bits
-/// take), gathered by the loops `pairs` (`pext` where the CPU has it).
+/// Appends each stored pattern's dense word (its pivots' bits lowest, then the rest's,
+/// gathered by `pivots` and `rest`: [`StoredDense`]) to `out` in the order they came, as
+/// `W` 32-bit words, and counts them by their pivots' bits in `sizes` (as many as those
+/// bits take), gathered by the loops `pairs` (`pext` where the CPU has it).
 fn dense_on<const W: usize>(
     pairs: PairKernel,
-    write: StoredDense<W>,
+    (pivots, rest, pivot_bits): (&Gather, &Gather, u32),
     patterns: &[Pattern],
     buffers: (&mut Vec<[u32; W]>, &mut [u32]),
 ) -> Result<(), TryReserveError> {
+    let write = StoredDense::<W> {
+        pivots,
+        rest,
+        pivot_bits,
+    };
     match pairs {
         PairKernel::Scalar => write.all(patterns, Gather::gather_by_lookups, buffers),
         // SAFETY: these are made only where the CPU has AVX2, BMI2 and popcnt.
