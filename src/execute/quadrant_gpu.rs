@@ -15,8 +15,8 @@
 //!
 //! Trust: before its first unit, a GPU counts every unit of N = [`CHECK_N`] and must agree
 //! with the CPU ([`check_pairs`]); then every batch is spot-checked before its counts are
-//! used: the clashes of each sieve's first pattern and of every [`SPOT_EVERY`]th pattern a
-//! thread sends, against the same patterns worked out on the CPU as they were batched. At
+//! used: the clashes of each sieve's first pattern and of every [`SPOT_EVERY`]th pattern of
+//! a batch, against the same patterns worked out on the CPU as they were batched. At
 //! the first disagreement the GPUs are dropped, the units of that batch are counted again on
 //! the CPU and the rest there too, and the run notes the device and both counts. What
 //! earlier passing checks vouched for stays.
@@ -24,7 +24,11 @@
 use super::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
 use crate::found::Found;
-use crate::gpu::batch::{PairBatch, Sieved};
+#[cfg(test)]
+use crate::gpu::batch::Sums;
+#[cfg(doc)]
+use crate::gpu::batch::SPOT_EVERY;
+use crate::gpu::batch::{PairBatch, Sieved, Spot};
 use crate::gpu::{Gpu, PairQueue};
 use crate::parallel::{lock, Workers};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
@@ -44,11 +48,6 @@ const BATCH_LANES: usize = 4;
 /// in an upload buffer and, over a bus, on the GPU with the tables it makes (the words are
 /// about a sixth of their bytes): 16 threads keep about 1.3 GiB of them there, 1 GiB on lavapipe.
 const BATCH_BYTES: u64 = 32 << 20;
-
-/// Patterns between two spot checks: besides each sieve's first, every 4096th pattern a
-/// thread sends is worked out again on the CPU from what the GPU was sent (its reached
-/// blocks' tables, or their words): about 1/4000 of the GPU's work.
-const SPOT_EVERY: u64 = 4096;
 
 /// The board of the pair kernel's known-answer check, before a GPU counts a unit: its 462
 /// units (252 sieves) take milliseconds, even on lavapipe.
@@ -114,6 +113,8 @@ pub struct Trial {
     pub most_bytes: Option<u64>,
     /// Where the run's dispatches so far are written when a thread drops the GPUs.
     pub dropped_after: Option<&'static AtomicU64>,
+    /// Where the most clashes the GPU added up for one sieve are kept.
+    pub most_clashes: Option<&'static AtomicU64>,
     /// Whether every sieve's words are sent wide (else narrow where they fit, as on every
     /// board a test counts).
     pub wide_words: bool,
@@ -121,13 +122,12 @@ pub struct Trial {
 
 #[cfg(test)]
 impl Trial {
-    /// `clashes`, the GPU's for dispatch `dispatch`, with the lie told where it is asked for.
-    fn told<'c>(&self, dispatch: u64, clashes: &'c [u32]) -> std::borrow::Cow<'c, [u32]> {
-        let mut clashes = std::borrow::Cow::Borrowed(clashes);
-        if self.lie_at == Some(dispatch) && !clashes.is_empty() {
-            clashes.to_mut()[0] += 1;
+    /// `sums`, the GPU's for dispatch `dispatch`, with the lie told where it is asked for.
+    fn told<'c>(&self, dispatch: u64, mut sums: Sums<'c>) -> Sums<'c> {
+        if self.lie_at == Some(dispatch) {
+            sums.tell_wrong();
         }
-        clashes
+        sums
     }
 }
 
@@ -138,7 +138,7 @@ struct Shared<'a> {
     /// Set once a GPU disagreed with a check: every thread counts on the CPU from then on.
     dropped: AtomicBool,
     dispatches: AtomicU64,
-    /// Patterns the GPUs counted (what the spot checks are spaced by).
+    /// Patterns the GPUs counted.
     patterns: AtomicU64,
     /// Sieves counted on the CPU because a GPU could not hold them.
     too_large: AtomicU64,
@@ -169,7 +169,7 @@ struct Sent {
     #[cfg_attr(not(test), allow(dead_code))]
     dispatch: u64,
     sieves: Vec<Sieved>,
-    checks: Vec<(usize, u32)>,
+    checks: Vec<(Spot, u32)>,
 }
 
 /// One thread's GPU: the batch it builds, those it sent, the tickets it gave out, and what
@@ -181,8 +181,6 @@ struct Feed<'a> {
     queue: RefCell<PairQueue<'a, Sent>>,
     next_ticket: Cell<u64>,
     counted: RefCell<HashMap<u64, Option<u64>>>,
-    /// Patterns it batched (what its spot checks are spaced by).
-    batched: Cell<u64>,
     /// Bytes of tables or stored words, and of word lists, of the last batch it sent (what
     /// the next is given room for).
     last_bytes: Cell<[u64; 2]>,
@@ -242,17 +240,11 @@ impl PairDevice for Feed<'_> {
         }
         let ticket = self.next_ticket.get();
         self.next_ticket.set(ticket + 1);
-        let batched = self.batched.get();
-        self.batched.set(batched + work.len() as u64);
-        let spaced = (batched.next_multiple_of(SPOT_EVERY) - batched..work.len() as u64)
-            .step_by(SPOT_EVERY as usize)
-            .map(|i| i as usize);
-        let spots = std::iter::once(0).chain(spaced.filter(|&i| i > 0));
         let full = {
             let mut batch = self.batch.borrow_mut();
             let written = self.queue.borrow_mut().write(&batch, work);
             written.map_err(|e| self.gpu.pair_failure(e))?;
-            batch.push(work, ticket, spots);
+            batch.push(work, ticket);
             batch.len() >= BATCH_LANES * self.gpu.lanes()
         };
         if full {
@@ -272,7 +264,6 @@ impl<'a> Feed<'a> {
             queue: RefCell::new(gpu.pair_queue()),
             next_ticket: Cell::new(0),
             counted: RefCell::default(),
-            batched: Cell::new(0),
             last_bytes: Cell::new([0, 0]),
             received: Cell::new(false),
         }
@@ -297,7 +288,8 @@ impl<'a> Feed<'a> {
         }
         let sent = Sent {
             dispatch: shared.dispatches.fetch_add(1, Ordering::Relaxed),
-            sieves: std::mem::take(&mut batch.sieves),
+            // (the batch keeps its sieves until sent: its sums are laid out by them)
+            sieves: batch.sieves.clone(),
             checks: std::mem::take(&mut batch.checks),
         };
         shared
@@ -315,21 +307,28 @@ impl<'a> Feed<'a> {
         let mut queue = self.queue.borrow_mut();
         let received = queue.receive(wait);
         let received = received.map_err(|e| self.gpu.pair_failure(e))?;
-        let Some((sent, clashes)) = received else {
+        let Some((sent, sums)) = received else {
             return Ok(false);
         };
         self.received.set(true);
         self.gpu.check()?;
         #[cfg(test)]
-        let clashes = self.shared.trial.told(sent.dispatch, clashes);
-        let wrong = sent.checks.iter().find(|&&(i, cpu)| clashes[i] != cpu);
-        let mut failed =
-            wrong.map(|&(i, cpu)| format!("{} clashes of a pattern, the CPU's {cpu}", clashes[i]));
+        let sums = self.shared.trial.told(sent.dispatch, sums);
+        let wrong = sent
+            .checks
+            .iter()
+            .find(|&&(spot, cpu)| sums.spot(spot) != cpu);
+        let mut failed = wrong.map(|&(spot, cpu)| {
+            let gpu = sums.spot(spot);
+            format!("{gpu} clashes of a pattern, the CPU's {cpu}")
+        });
         let mut counted = self.counted.borrow_mut();
-        for sieve in &sent.sieves {
-            let sum: u64 = (clashes[sieve.first..][..sieve.len].iter())
-                .map(|&c| u64::from(c))
-                .sum();
+        for (k, sieve) in sent.sieves.iter().enumerate() {
+            let sum = sums.sum(k);
+            #[cfg(test)]
+            if let Some(most) = self.shared.trial.most_clashes {
+                most.fetch_max(sum, Ordering::Relaxed);
+            }
             let disjoint = sieve.visited.checked_sub(sum);
             if disjoint.is_none() && failed.is_none() {
                 failed = Some(format!("{sum} clashes of {} pairs", sieve.visited));
@@ -637,6 +636,28 @@ mod tests {
         random_units_of_19_to_23_agree(&gpus);
     }
 
+    #[test]
+    fn a_sieve_whose_clashes_pass_32_bits_adds_them_up_exactly() {
+        // unit 221851 of N = 22 has a sieve of 7.3e9 clashes (the random units of N = 19..23
+        // above reach 1.5e9): its sum carries into the high word
+        let copying = copying_gpus().map(Vec::from);
+        for gpus in [gpus(), copying].into_iter().flatten() {
+            let plan = Plan::new(22, EngineChoice::Quadrant, None, None).unwrap();
+            let most_clashes = &*Box::leak(Box::new(AtomicU64::new(0)));
+            let trial = Trial {
+                most_clashes: Some(most_clashes),
+                ..Trial::default()
+            };
+            let gpu = on_gpus(&gpus, &plan, trial);
+            let ids = [221851];
+            let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
+            let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
+            assert_eq!(on_gpu, cpu);
+            assert_eq!(executed.gpu_subtasks, 1);
+            assert!(most_clashes.load(Ordering::Relaxed) > u64::from(u32::MAX));
+        }
+    }
+
     /// The GPU's counts of three random units of each N = 19..23 are the CPU's.
     fn random_units_of_19_to_23_agree(gpus: &[Arc<Gpu>]) {
         let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
@@ -655,7 +676,12 @@ mod tests {
             let budget = Budget::asked(u64::MAX);
             let prepared = layout.prepare(budget, ids.len(), (&Workers::this_thread(), 2), &never);
             prepared.unwrap().unwrap();
-            let gpu = on_gpus(gpus, &plan, Trial::default());
+            let most_clashes = &*Box::leak(Box::new(AtomicU64::new(0)));
+            let trial = Trial {
+                most_clashes: Some(most_clashes),
+                ..Trial::default()
+            };
+            let gpu = on_gpus(gpus, &plan, trial);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu, "n = {n}, units {ids:?}");

@@ -10,18 +10,38 @@
 //! lane.
 
 use crate::quadrant::{PairWork, BLOCK_WORDS, ENTRY_BYTES};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Where each word list of a batch starts in its upload: a multiple of every device's
 /// storage binding offset alignment (at most 256 bytes).
 pub const PART_ALIGN: u64 = 256;
 
-/// One sieve of a batch: its patterns, the pairs their reaches visit, and the ticket it was
+/// Patterns between two spot checks: besides each sieve's first, every 4096th pattern of a
+/// batch is worked out again on the CPU from what the GPU was sent (its reached blocks'
+/// tables, or their words): about 1/4000 of the GPU's work.
+pub const SPOT_EVERY: usize = 4096;
+
+/// Words of a signature's record in [`PairBatch::reach_at`].
+pub const REACH_AT_WORDS: usize = 5;
+
+/// Words of a sieve's sums ([`Sums`]): its clashes' low and high words, its first
+/// pattern's clashes.
+pub const SUM_WORDS: usize = 3;
+
+/// A pattern whose clashes the GPU writes out besides its sieve's sum: a spot check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spot {
+    /// The first pattern of the batch's sieve of this index.
+    First(usize),
+    /// The pattern at this multiple of [`SPOT_EVERY`] in the batch.
+    Every(usize),
+}
+
+/// One sieve of a batch: the pairs its patterns' reaches visit, and the ticket it was
 /// given.
 #[derive(Clone, Copy, Debug)]
 pub struct Sieved {
-    pub first: usize,
-    pub len: usize,
     pub visited: u64,
     pub ticket: u64,
 }
@@ -47,8 +67,9 @@ pub struct PairBatch {
     pub other_cursors: Vec<u32>,
     /// Every sieve's reached blocks, each as its first entry in the tables.
     pub reach: Vec<u32>,
-    /// For each signature of the batch, where its reach starts and ends in `reach`, and its
-    /// head ([`PairWork::heads`]; 0 for wide words).
+    /// For each signature of the batch, where its reach starts and ends in `reach`, its
+    /// head ([`PairWork::heads`]; 0 for wide words), its sieve's index in the batch and
+    /// where that sieve's patterns start ([`REACH_AT_WORDS`]).
     pub reach_at: Vec<u32>,
     /// 32-bit words of the patterns, `pattern_words` a pattern (its words as [`PairWork`]
     /// has them, its signature the batch's): every sieve of a batch has them narrow, or
@@ -61,7 +82,49 @@ pub struct PairBatch {
     pub sieves: Vec<Sieved>,
     /// Spot checks: patterns of the batch and their clashes worked out on the CPU when
     /// their sieve was added.
-    pub checks: Vec<(usize, u32)>,
+    pub checks: Vec<(Spot, u32)>,
+}
+
+/// What the GPU counted of a batch ([`PairBatch::sum_words`] words, as `pairs.wgsl` writes
+/// them): each sieve's clashes summed and its first pattern's, then the clashes of every
+/// [`SPOT_EVERY`]th pattern.
+#[derive(Debug)]
+pub struct Sums<'a> {
+    words: Cow<'a, [u32]>,
+    sieves: usize,
+}
+
+impl<'a> Sums<'a> {
+    /// The sums of a batch of `sieves` sieves read back as `words`.
+    pub fn new(words: &'a [u32], sieves: usize) -> Sums<'a> {
+        Sums {
+            words: Cow::Borrowed(words),
+            sieves,
+        }
+    }
+
+    /// The clashes of the batch's sieve `sieve`'s patterns, added up.
+    pub fn sum(&self, sieve: usize) -> u64 {
+        u64::from(self.words[SUM_WORDS * sieve])
+            | u64::from(self.words[SUM_WORDS * sieve + 1]) << 32
+    }
+
+    /// The clashes of the pattern `spot`.
+    pub fn spot(&self, spot: Spot) -> u32 {
+        match spot {
+            Spot::First(sieve) => self.words[SUM_WORDS * sieve + 2],
+            Spot::Every(k) => self.words[SUM_WORDS * self.sieves + k],
+        }
+    }
+
+    /// Makes the first sieve's first pattern's clashes one too many: a GPU that counts
+    /// wrong, for the tests.
+    #[cfg(test)]
+    pub fn tell_wrong(&mut self) {
+        if self.sieves > 0 {
+            self.words.to_mut()[2] += 1;
+        }
+    }
 }
 
 /// Where a batch's word lists lie in one buffer (bytes), each at a multiple of
@@ -98,10 +161,11 @@ impl WordParts {
 }
 
 impl PairBatch {
-    /// Adds `work`'s sieve, under `ticket`, with its patterns `spots` spot-checked; its
-    /// tables or words lie at [`PairBatch::upload_bytes`] as it was, its patterns at
-    /// `pattern_data` ([`PairQueue::write`](super::PairQueue::write), before).
-    pub fn push(&mut self, work: &PairWork, ticket: u64, spots: impl Iterator<Item = usize>) {
+    /// Adds `work`'s sieve, under `ticket`, its first pattern and those at multiples of
+    /// [`SPOT_EVERY`] in the batch spot-checked; its tables or words lie at
+    /// [`PairBatch::upload_bytes`] as it was, its patterns at `pattern_data`
+    /// ([`PairQueue::write`](super::PairQueue::write), before).
+    pub fn push(&mut self, work: &PairWork, ticket: u64) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
         let bases = (
             (self.upload_bytes / 4) as u32,
@@ -115,20 +179,25 @@ impl PairBatch {
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
+        let (sieve, first) = (self.sieves.len(), self.len());
         for (s, bounds) in work.reach_at.windows(2).enumerate() {
             let head = work.heads.get(s).copied().unwrap_or(0);
-            (self.reach_at).extend([reach_base + bounds[0], reach_base + bounds[1], head]);
+            let [start, end] = [bounds[0], bounds[1]].map(|at| reach_base + at);
+            (self.reach_at).extend([start, end, head, sieve as u32, first as u32]);
         }
-        let first = self.len();
         (self.other_cursors).extend(work.places.iter().map(|&place| (first + place) as u32));
         debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
         self.pattern_words = work.pattern_words;
         self.lookups = self.lookups.max(work.lookups);
         self.pattern_data += work.patterns.len();
-        (self.checks).extend(spots.map(|i| (first + i, work.clashes_of(i))));
+        let spaced = (first.next_multiple_of(SPOT_EVERY)..first + work.len()).step_by(SPOT_EVERY);
+        let spots = std::iter::once((Spot::First(sieve), 0)).chain(
+            spaced
+                .filter(|&at| at > first)
+                .map(|at| (Spot::Every(at / SPOT_EVERY), at - first)),
+        );
+        (self.checks).extend(spots.map(|(spot, i)| (spot, work.clashes_of(i))));
         self.sieves.push(Sieved {
-            first,
-            len: work.len(),
             visited: work.visited,
             ticket,
         });
@@ -143,7 +212,7 @@ impl PairBatch {
 
     /// What the next sieve's signatures are moved by: the signatures before it.
     pub fn signature_base(&self) -> u32 {
-        (self.reach_at.len() / 3) as u32
+        (self.reach_at.len() / REACH_AT_WORDS) as u32
     }
 
     /// Whether `work`'s words are the batch's kind (narrow or wide), or the batch is empty.
@@ -167,10 +236,15 @@ impl PairBatch {
         let words = WordParts::of([
             self.pattern_data + work.patterns.len(),
             self.reach.len() + work.reach.len(),
-            self.reach_at.len() + 3 * work.reach_at.len(),
+            self.reach_at.len() + REACH_AT_WORDS * work.reach_at.len(),
             self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
         ]);
         words.len()
+    }
+
+    /// Words the GPU writes of what it counted ([`Sums`]).
+    pub fn sum_words(&self) -> usize {
+        SUM_WORDS * self.sieves.len() + self.len().div_ceil(SPOT_EVERY)
     }
 
     /// Blocks of words the GPU makes tables of.

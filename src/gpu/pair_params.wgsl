@@ -12,8 +12,10 @@ struct Params {
     // words a pattern of the other side takes: NARROW_WORDS or DENSE_WORDS + 1
     pattern_words: u32,
     // 1 where the GPU put the other side in signature order (order.wgsl): the pair kernel
-    // writes each pattern's clashes where it came
+    // knows the patterns it spot-checks by where they came
     ordered_here: u32,
+    // sieves of the batch: the pair kernel writes its spot checks' clashes past their sums
+    sieves: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -4,7 +4,11 @@
 //! groups the stored words (`group.wgsl`) and makes the tables (`tables.wgsl`: a workgroup
 //! a block transposes them into slices and fills the lookups); then an invocation a
 //! pattern of the other side (in turn, where they are more than the invocations) counts
-//! its clashes (`pairs.wgsl`), read back in the order the patterns came.
+//! its clashes (`pairs.wgsl`) and a workgroup adds them into their sieves' sums, which are
+//! read back with the clashes of the patterns the host spot-checks ([`Sums`]): a few words
+//! a sieve, not one a pattern (receiving them took the host 1.2 of its 17 thread-seconds
+//! at N = 19 beside lavapipe opened as over a bus, and they were a quarter of the other
+//! side's bytes over the bus).
 //!
 //! What is sent is the device's: where it shares the host's memory the host's tables are
 //! bound as they lie (on lavapipe the GPU's work is the host's cores': filling the tables
@@ -20,12 +24,21 @@
 //! uploads as it is added (each with room for the last batch's and a quarter), the other
 //! word lists when the batch is sent.
 
-use crate::gpu::batch::{PairBatch, WordParts};
+use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SPOT_EVERY, SUM_WORDS};
 use crate::gpu::upload::{entry, le_bytes};
 use crate::quadrant::{Made, PairWork, DENSE_WORDS, NARROW_WORDS, SUBSET_BITS};
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use wgpu::BufferUsages as Use;
+
+/// Patterns a lane of the pair kernel takes in a run, a workgroup's width apart (a
+/// workgroup takes that many times its width at a time): their clashes are added up in
+/// the lane's registers, and a run of one sieve costs one atomic add to its sum. Four, the
+/// patterns a lane a batch holds (`BATCH_LANES`): a run a lane a batch. A workgroup's runs
+/// added in workgroup memory between barriers first, one atomic add a workgroup, took 1.3
+/// times as long on lavapipe (`count 18`, sent words); on a GPU, where the lanes of a
+/// sieve add to one word, that is the way back should a lent GPU show the adds contended.
+const LANE_RUN: usize = 4;
 
 /// Sets of buffers a queue keeps: one batch on the GPU while the thread builds the next in
 /// the other (the thread waits only when the GPU has not finished the last by then).
@@ -40,6 +53,10 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{DENSE_WORDS}", &DENSE_WORDS.to_string())
         .replace("{NARROW_WORDS}", &NARROW_WORDS.to_string())
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
+        .replace("{REACH_AT_WORDS}", &REACH_AT_WORDS.to_string())
+        .replace("{SPOT_EVERY}", &SPOT_EVERY.to_string())
+        .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
+        .replace("{LANE_RUN}", &LANE_RUN.to_string())
 }
 
 /// The other side's order, the grouping of the stored words, the making of the tables, and
@@ -126,15 +143,17 @@ struct Staged {
 impl Staged {
     /// `size` bytes going `way`; the host's mapped where the host writes it.
     fn new(device: &Device, label: &str, size: u64, way: Way) -> Staged {
-        let (map, host_copy, gpu_copy) = match way {
-            Way::ToGpu => (Use::MAP_WRITE, Use::COPY_SRC, Use::COPY_DST),
-            Way::FromGpu => (Use::MAP_READ, Use::COPY_DST, Use::COPY_SRC),
+        // (what the GPU writes is cleared first: a copy's destination)
+        let (map, host_copy, gpu_copy, bound) = match way {
+            Way::ToGpu => (Use::MAP_WRITE, Use::COPY_SRC, Use::COPY_DST, Use::empty()),
+            Way::FromGpu => (Use::MAP_READ, Use::COPY_DST, Use::COPY_SRC, Use::COPY_DST),
         };
+        let storage = Use::STORAGE | bound;
         let (host, gpu) = match device.shares_memory {
-            true => (buffer(device.device, label, size, map | Use::STORAGE), None),
+            true => (buffer(device.device, label, size, map | storage), None),
             false => (
                 buffer(device.device, label, size, map | host_copy),
-                Some(buffer(device.device, label, size, Use::STORAGE | gpu_copy)),
+                Some(buffer(device.device, label, size, storage | gpu_copy)),
             ),
         };
         Staged { host, gpu, way }
@@ -162,13 +181,13 @@ impl Staged {
 
 /// One set of a dispatch's buffers: the tables or words sent, the words grouped, their
 /// cursors and the tables the GPU makes (where it was sent words), the word lists (at
-/// their [`WordParts`]), the kernels' parameters and the clashes.
+/// their [`WordParts`]), the kernels' parameters and the sums ([`Sums`]).
 struct Slot {
     upload: Staged,
     making: Option<Making>,
     words: Staged,
     params: wgpu::Buffer,
-    clashes: Staged,
+    sums: Staged,
     /// Where each pattern of the other side came, where the GPU groups them ([`Making`]);
     /// a word the pair kernel binds and does not read elsewhere.
     origin: wgpu::Buffer,
@@ -245,7 +264,7 @@ impl Slot {
                 4 * PARAMS as u64,
                 Use::UNIFORM | Use::COPY_DST,
             ),
-            clashes: Staged::new(device, "clashes", 0, Way::FromGpu),
+            sums: Staged::new(device, "sums", 0, Way::FromGpu),
             origin: buffer(device.device, "origin", 0, Use::STORAGE),
         }
     }
@@ -265,9 +284,10 @@ impl Slot {
                 self.origin = buffer(device.device, "origin", bytes, Use::STORAGE);
             }
         }
-        if self.clashes.size() < 4 * patterns {
-            let bytes = grown(4 * patterns, device.limit);
-            self.clashes = Staged::new(device, "clashes", bytes, Way::FromGpu);
+        let sums = 4 * batch.sum_words() as u64;
+        if self.sums.size() < sums {
+            let bytes = grown(sums, device.limit);
+            self.sums = Staged::new(device, "sums", bytes, Way::FromGpu);
         }
     }
 
@@ -346,7 +366,7 @@ impl Slot {
                 words(2, &parts.reach),
                 words(3, &parts.reach_at),
                 patterns_bound,
-                entry(5, self.clashes.bound()),
+                entry(5, self.sums.bound()),
                 entry(6, &self.origin),
             ],
         );
@@ -354,22 +374,24 @@ impl Slot {
     }
 }
 
-/// A batch on the GPU: its slot, and the mappings (the clashes to read, the uploads to
-/// write the next batch into) that say when it is done.
+/// A batch on the GPU: its slot, and the mappings (the sums to read, the uploads to write
+/// the next batch into) that say when it is done.
 struct Sent<T> {
     slot: Slot,
     submitted: wgpu::SubmissionIndex,
     mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
     maps_seen: usize,
-    patterns: usize,
+    /// Its sieves, and the words of its sums.
+    sieves: usize,
+    sum_words: usize,
     tag: T,
 }
 
-/// Mappings a sent batch waits for: its clashes and its two uploads.
+/// Mappings a sent batch waits for: its sums and its two uploads.
 const MAPS: usize = 3;
 
 /// Words of the kernels' parameters (`pair_params.wgsl`).
-const PARAMS: usize = 5;
+const PARAMS: usize = 6;
 
 /// A thread's batches on one GPU, counted in the order sent, each with the caller's `T`:
 /// one being built (its slot `filling`), the others on the GPU.
@@ -378,10 +400,8 @@ pub struct PairQueue<'a, T> {
     free: Vec<Slot>,
     filling: Option<Slot>,
     sent: VecDeque<Sent<T>>,
-    /// The last batch's clashes, read back into memory kept from batch to batch (a vector
-    /// made for each batch: receiving took 1.32 to 1.37 thread-seconds at N = 19 beside
-    /// lavapipe opened as over a bus, 1.16 without).
-    clashes: Vec<u32>,
+    /// The last batch's sums, read back into memory kept from batch to batch.
+    sums: Vec<u32>,
 }
 
 impl<'a, T> PairQueue<'a, T> {
@@ -391,7 +411,7 @@ impl<'a, T> PairQueue<'a, T> {
             free: Vec::new(),
             filling: None,
             sent: VecDeque::new(),
-            clashes: Vec::new(),
+            sums: Vec::new(),
         }
     }
 
@@ -460,7 +480,7 @@ impl<'a, T> PairQueue<'a, T> {
     }
 
     /// Sends the batch being built, `batch` (not empty, its upload written, its buffers
-    /// within the device's limits), to be counted; `tag` comes back with its clashes.
+    /// within the device's limits), to be counted; `tag` comes back with its sums.
     pub fn send(&mut self, batch: &PairBatch, tag: T) -> Result<(), String> {
         let gpu = &self.device;
         let mut slot = self.filling.take().expect("a batch begun");
@@ -476,12 +496,14 @@ impl<'a, T> PairQueue<'a, T> {
         let blocks = batch.word_blocks();
         let words = batch.pattern_words as u32;
         let ordered_here = u32::from(slot.making.is_some());
+        let sieves = batch.sieves.len();
         let params: [u32; PARAMS] = [
             patterns as u32,
             batch.lookups,
             blocks as u32,
             words,
             ordered_here,
+            sieves as u32,
         ];
         gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
         let mut encoder = gpu
@@ -491,6 +513,9 @@ impl<'a, T> PairQueue<'a, T> {
             });
         slot.upload.copy(&mut encoder, batch.upload_bytes);
         slot.words.copy(&mut encoder, parts.len());
+        let sum_words = batch.sum_words();
+        let bytes = 4 * sum_words as u64;
+        encoder.clear_buffer(slot.sums.bound(), 0, Some(bytes));
         if let Some(making) = &slot.making {
             let queue = gpu.queue;
             queue.write_buffer(&making.cursors, 0, &le_bytes(&batch.cursors));
@@ -501,6 +526,7 @@ impl<'a, T> PairQueue<'a, T> {
         // the order (an invocation a pattern), the grouping and the tables (a workgroup a
         // block) in passes before the pairs': a pass sees what the one before wrote
         let per_pattern = patterns.div_ceil(gpu.workgroup);
+        let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
         let made = [
             ("order", &kernels.order, per_pattern),
             ("group", &kernels.group, blocks),
@@ -509,7 +535,7 @@ impl<'a, T> PairQueue<'a, T> {
         let passes = (making.iter())
             .flat_map(|binds| made.iter().zip(binds))
             .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
-            .chain([("pairs", &kernels.pairs, &counting, per_pattern)]);
+            .chain([("pairs", &kernels.pairs, &counting, per_run)]);
         for (label, pipeline, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
@@ -520,12 +546,11 @@ impl<'a, T> PairQueue<'a, T> {
             let workgroups = workgroups.clamp(1, gpu.most_workgroups);
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
-        let bytes = 4 * patterns as u64;
-        slot.clashes.copy(&mut encoder, bytes);
+        slot.sums.copy(&mut encoder, bytes);
         let submitted = gpu.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
         for (buffer, range, mode) in [
-            (&slot.clashes.host, 0..bytes, wgpu::MapMode::Read),
+            (&slot.sums.host, 0..bytes, wgpu::MapMode::Read),
             (
                 &slot.upload.host,
                 0..slot.upload.size(),
@@ -543,15 +568,16 @@ impl<'a, T> PairQueue<'a, T> {
             submitted,
             mapped,
             maps_seen: 0,
-            patterns,
+            sieves,
+            sum_words,
             tag,
         });
         Ok(())
     }
 
-    /// The oldest batch's tag and each of its patterns' clashes, waiting for them if `wait`
-    /// (else `None` while the GPU is still counting it); `None` when none is on the GPU.
-    pub fn receive(&mut self, wait: bool) -> Result<Option<(T, &[u32])>, String> {
+    /// The oldest batch's tag and its sums, waiting for them if `wait` (else `None` while
+    /// the GPU is still counting it); `None` when none is on the GPU.
+    pub fn receive(&mut self, wait: bool) -> Result<Option<(T, Sums<'_>)>, String> {
         let Some(oldest) = self.sent.front_mut() else {
             return Ok(None);
         };
@@ -576,16 +602,16 @@ impl<'a, T> PairQueue<'a, T> {
             oldest.maps_seen += 1;
         }
         let done = self.sent.pop_front().expect("the oldest, above");
-        let readback = &done.slot.clashes.host;
-        let range = readback.slice(..4 * done.patterns as u64);
+        let readback = &done.slot.sums.host;
+        let range = readback.slice(..4 * done.sum_words as u64);
         let view = range.get_mapped_range().map_err(|e| e.to_string())?;
-        self.clashes.clear();
+        self.sums.clear();
         let words = view.chunks_exact(4);
-        (self.clashes).extend(words.map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+        (self.sums).extend(words.map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
         drop(view);
         readback.unmap();
         self.free.push(done.slot);
-        Ok(Some((done.tag, &self.clashes)))
+        Ok(Some((done.tag, Sums::new(&self.sums, done.sieves))))
     }
 }
 

@@ -3,31 +3,40 @@
 // reaches. A block's lookup tables (sent, or filled by tables.wgsl before) hold, for every
 // subset of five of its seen diagonals, the 256-bit set of its patterns on one of them; a
 // pattern's dense word picks one entry per lookup, and the popcount of their OR is its
-// clashes with the block. Each invocation takes patterns `gid, gid + stride, ...` and
-// writes each one's clashes where it came (where order.wgsl put them in signature order, it
-// noted that place) (at most the stored patterns, 2^23: no 32-bit count wraps; the host
-// adds them up in 64 bits).
-//
-// An entry is read as four 64-bit words (the adapter's 64-bit integers, SHADER_INT64): a
-// driver that runs the lanes of a vector one load at a time (lavapipe) then makes half the
-// loads it makes of eight 32-bit words; one load of 32 bytes either way on a GPU's memory.
+// clashes with the block. A workgroup takes WG * LANE_RUN consecutive patterns at a time
+// (the next ones `num_workgroups` such tiles on), a lane every WG-th of them, and each lane
+// adds its patterns' clashes up in its own registers while they are of one sieve (a
+// sieve's patterns lie together), then into the sieve's sum with one atomic add; the
+// clashes of the patterns the host spot-checks (each sieve's first, every SPOT_EVERYth of
+// the batch, known by where they came: where order.wgsl put them in signature order, it
+// noted that place) are written out besides. A pattern's clashes are at most the stored
+// patterns, 2^23: no 32-bit count wraps; a run and a sieve's sum are kept in 64 bits.
 
 // (`params`: pair_params.wgsl)
 // entry `e` of the block whose first entry is `b`: tables[b + e]
 @group(0) @binding(1) var<storage, read> tables: array<vec4<u64>>;
 @group(0) @binding(2) var<storage, read> reach: array<u32>;
-// signature `s`'s reach: reach[reach_at[3 s]..reach_at[3 s + 1]]; its head at
-// reach_at[3 s + 2]: its pivots' dense bits, and at bit 16 where a narrow word's rest starts
+// signature `s`'s reach: reach[reach_at[R s]..reach_at[R s + 1]] (R: REACH_AT_WORDS); its
+// head at reach_at[R s + 2]: its pivots' dense bits, and at bit 16 where a narrow word's
+// rest starts; its sieve's index in the batch at reach_at[R s + 3], and where that sieve's
+// patterns start at reach_at[R s + 4]
 @group(0) @binding(3) var<storage, read> reach_at: array<u32>;
 // per pattern (a batch holds many sieves: src/gpu/batch.rs), its signature last, before it
 // its dense word in DENSE_WORDS words, or its bits past the pivots in two (NARROW_WORDS in
 // all: its pivots' bits are its signature's head)
 @group(0) @binding(4) var<storage, read> patterns: array<u32>;
-@group(0) @binding(5) var<storage, read_write> clashes: array<u32>;
+// sieve k's clashes summed (low word, then high word) and its first pattern's at
+// sums[S k..S k + 3] (S: SUM_WORDS); past the batch's sieves', the clashes of each
+// SPOT_EVERYth pattern (zeroed before the pass)
+@group(0) @binding(5) var<storage, read_write> sums: array<atomic<u32>>;
 // where each pattern came, where the GPU put them in signature order (order.wgsl)
 @group(0) @binding(6) var<storage, read> origin: array<u32>;
 
 const WG: u32 = {WG}u;
+const REACH_AT_WORDS: u32 = {REACH_AT_WORDS}u;
+const SPOT_EVERY: u32 = {SPOT_EVERY}u;
+const SUM_WORDS: u32 = {SUM_WORDS}u;
+const LANE_RUN: u32 = {LANE_RUN}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
 const NARROW_WORDS: u32 = {NARROW_WORDS}u;
 // (a wide word is read as two 64-bit halves below)
@@ -45,76 +54,123 @@ fn subset_of(low: u64, high: u64, l: u32) -> u32 {
     return u32(select(from_low, high >> shift, bit >= 64u)) & (ENTRIES - 1u);
 }
 
+// no sieve: a lane's before its first pattern
+const NO_SIEVE: u32 = 0xFFFFFFFFu;
+
 @compute @workgroup_size(WG)
 fn main(
-    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let stride = groups.x * WG;
-    for (var i = gid.x; i < params.patterns; i += stride) {
-        let at = i * params.pattern_words;
-        let signature = patterns[at + params.pattern_words - 1u];
-        var low = u64(patterns[at]) | (u64(patterns[at + 1u]) << 32u);
-        var high = 0lu;
-        if params.pattern_words == NARROW_WORDS {
-            // the rest moved past the pivots, which are the signature's
-            let head = reach_at[3u * signature + 2u];
-            let rest_at = head >> 16u;
-            high = select(0lu, low >> (64u - rest_at), rest_at != 0u);
-            low = u64(head & 0xFFFFu) | (low << rest_at);
-        } else {
-            high = u64(patterns[at + 2u]) | (u64(patterns[at + 3u]) << 32u);
-        }
-        // the lookups whose subset is not empty, once a pattern: a block then costs a step
-        // per entry read, not per lookup (0.93 of the time on lavapipe; about 6 of 10
-        // lookups read one at N = 18). The entries themselves are worked out again for each
-        // block: kept in a private array indexed per lane, they live in memory (on
-        // lavapipe that was 1.2 times as slow).
-        var picks = 0u;
-        for (var l = 0u; l < params.lookups; l++) {
-            picks |= select(0u, 1u << l, subset_of(low, high, l) != 0u);
-        }
-        // two blocks a step: an entry's place in a block is worked out once for both, and
-        // their loads are independent (`count 18 --device gpu-only` on lavapipe 0.87 times
-        // as long as a block a step; four a step 1.06 times as long as two). The second
-        // accumulator is 8 more registers a lane: the kernel takes no workgroup memory, so
-        // on a GPU the registers set the occupancy.
-        var count = 0u;
-        let end = reach_at[3u * signature + 1u];
-        var r = reach_at[3u * signature];
-        for (; r + 1u < end; r += 2u) {
-            let first = reach[r];
-            let second = reach[r + 1u];
-            var clash = vec4<u64>(0lu);
-            var other = vec4<u64>(0lu);
-            var left = picks;
-            while (left != 0u) {
-                let l = firstTrailingBit(left);
-                left &= left - 1u;
-                let entry = l * ENTRIES + subset_of(low, high, l);
-                clash |= tables[first + entry];
-                other |= tables[second + entry];
+    // a workgroup takes WG * LANE_RUN consecutive patterns at a time, a lane every WG-th
+    // of them: adjacent lanes hold adjacent patterns, and a lane's run is of one sieve but
+    // where a sieve ends in it
+    let tile = WG * LANE_RUN;
+    var sieve = NO_SIEVE;
+    var run = 0lu;
+    for (var base = group.x * tile; base < params.patterns; base += groups.x * tile) {
+        for (var i = base + lane; i < min(base + tile, params.patterns); i += WG) {
+            let at = i * params.pattern_words;
+            let signature = patterns[at + params.pattern_words - 1u];
+            let count = clashes_of(at, signature);
+            let record = REACH_AT_WORDS * signature;
+            let its_sieve = reach_at[record + 3u];
+            if its_sieve != sieve {
+                add_run(sieve, run);
+                sieve = its_sieve;
+                run = 0lu;
             }
-            // at most 256 each
-            let c = countOneBits(clash) + countOneBits(other);
-            count += u32(c.x + c.y + c.z + c.w);
-        }
-        if (r < end) {
-            let block = reach[r];
-            var clash = vec4<u64>(0lu);
-            var left = picks;
-            while (left != 0u) {
-                let l = firstTrailingBit(left);
-                left &= left - 1u;
-                clash |= tables[block + l * ENTRIES + subset_of(low, high, l)];
+            run += u64(count);
+            var came = i;
+            if params.ordered_here != 0u {
+                came = origin[i];
             }
-            let c = countOneBits(clash);
-            count += u32(c.x + c.y + c.z + c.w);
+            if came == reach_at[record + 4u] {
+                atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
+            }
+            if came % SPOT_EVERY == 0u {
+                atomicStore(&sums[SUM_WORDS * params.sieves + came / SPOT_EVERY], count);
+            }
         }
-        var came = i;
-        if params.ordered_here != 0u {
-            came = origin[i];
-        }
-        clashes[came] = count;
     }
+    add_run(sieve, run);
+}
+
+// Adds a lane's run of clashes, `run`, to sieve `sieve`'s sum, in two 32-bit words.
+fn add_run(sieve: u32, run: u64) {
+    if sieve == NO_SIEVE || run == 0lu {
+        return;
+    }
+    let low = u32(run);
+    let before = atomicAdd(&sums[SUM_WORDS * sieve], low);
+    // the low word wrapped: one more in the high one
+    let carry = select(0u, 1u, before + low < before);
+    let high = u32(run >> 32u) + carry;
+    if high != 0u {
+        atomicAdd(&sums[SUM_WORDS * sieve + 1u], high);
+    }
+}
+
+// The clashes of the pattern whose words start at `patterns[at]`, of signature `signature`,
+// with the stored blocks its signature reaches.
+fn clashes_of(at: u32, signature: u32) -> u32 {
+    var low = u64(patterns[at]) | (u64(patterns[at + 1u]) << 32u);
+    var high = 0lu;
+    if params.pattern_words == NARROW_WORDS {
+        // the rest moved past the pivots, which are the signature's
+        let head = reach_at[REACH_AT_WORDS * signature + 2u];
+        let rest_at = head >> 16u;
+        high = select(0lu, low >> (64u - rest_at), rest_at != 0u);
+        low = u64(head & 0xFFFFu) | (low << rest_at);
+    } else {
+        high = u64(patterns[at + 2u]) | (u64(patterns[at + 3u]) << 32u);
+    }
+    // the lookups whose subset is not empty, once a pattern: a block then costs a step
+    // per entry read, not per lookup (0.93 of the time on lavapipe; about 6 of 10
+    // lookups read one at N = 18). The entries themselves are worked out again for each
+    // block: kept in a private array indexed per lane, they live in memory (on
+    // lavapipe that was 1.2 times as slow).
+    var picks = 0u;
+    for (var l = 0u; l < params.lookups; l++) {
+        picks |= select(0u, 1u << l, subset_of(low, high, l) != 0u);
+    }
+    // two blocks a step: an entry's place in a block is worked out once for both, and
+    // their loads are independent (`count 18 --device gpu-only` on lavapipe 0.87 times
+    // as long as a block a step; four a step 1.06 times as long as two). The second
+    // accumulator is 8 more registers a lane: the kernel takes no workgroup memory, so
+    // on a GPU the registers set the occupancy.
+    var count = 0u;
+    let end = reach_at[REACH_AT_WORDS * signature + 1u];
+    var r = reach_at[REACH_AT_WORDS * signature];
+    for (; r + 1u < end; r += 2u) {
+        let first = reach[r];
+        let second = reach[r + 1u];
+        var clash = vec4<u64>(0lu);
+        var other = vec4<u64>(0lu);
+        var left = picks;
+        while (left != 0u) {
+            let l = firstTrailingBit(left);
+            left &= left - 1u;
+            let entry = l * ENTRIES + subset_of(low, high, l);
+            clash |= tables[first + entry];
+            other |= tables[second + entry];
+        }
+        // at most 256 each
+        let c = countOneBits(clash) + countOneBits(other);
+        count += u32(c.x + c.y + c.z + c.w);
+    }
+    if (r < end) {
+        let block = reach[r];
+        var clash = vec4<u64>(0lu);
+        var left = picks;
+        while (left != 0u) {
+            let l = firstTrailingBit(left);
+            left &= left - 1u;
+            clash |= tables[block + l * ENTRIES + subset_of(low, high, l)];
+        }
+        let c = countOneBits(clash);
+        count += u32(c.x + c.y + c.z + c.w);
+    }
+    return count;
 }
