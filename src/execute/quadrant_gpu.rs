@@ -676,12 +676,7 @@ mod tests {
             let budget = Budget::asked(u64::MAX);
             let prepared = layout.prepare(budget, ids.len(), (&Workers::this_thread(), 2), &never);
             prepared.unwrap().unwrap();
-            let most_clashes = &*Box::leak(Box::new(AtomicU64::new(0)));
-            let trial = Trial {
-                most_clashes: Some(most_clashes),
-                ..Trial::default()
-            };
-            let gpu = on_gpus(gpus, &plan, trial);
+            let gpu = on_gpus(gpus, &plan, Trial::default());
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu, "n = {n}, units {ids:?}");

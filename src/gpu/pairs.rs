@@ -4,7 +4,7 @@
 //! groups the stored words (`group.wgsl`) and makes the tables (`tables.wgsl`: a workgroup
 //! a block transposes them into slices and fills the lookups); then an invocation a
 //! pattern of the other side (in turn, where they are more than the invocations) counts
-//! its clashes (`pairs.wgsl`) and a workgroup adds them into their sieves' sums, which are
+//! its clashes (`pairs.wgsl`) and each lane adds them into their sieves' sums, which are
 //! read back with the clashes of the patterns the host spot-checks ([`Sums`]): a few words
 //! a sieve, not one a pattern (receiving them took the host 1.2 of its 17 thread-seconds
 //! at N = 19 beside lavapipe opened as over a bus, and they were a quarter of the other
