@@ -9,7 +9,9 @@
 # runs, with NQUEENS_REQUIRE_GPU=1, the library's tests (8 at a time), the integration tests
 # `gpu race quadrant layering` (but the N = 24/25 units, minutes of CPU), then
 # `ONLY="quadrant cpu" scripts/gpu-bench.sh - 1 FROM TO` (default 19 21: issue 60's runs,
-# the quadrant engine's pairs on the GPU against the CPU threads) with LIMIT=150.
+# the quadrant engine's pairs on the GPU against the CPU threads) with LIMIT=150, then
+# `count TO --engine quadrant --device gpu-only` once more on a build with the
+# `stage-times` feature (DIR/nqueens-stages): where the counting threads' CPU time goes.
 # The test binaries name this checkout's path (the files they read): run.sh links that path
 # to the checkout there where it does not exist.
 # `a_gpu_that_miscounts_a_known_answer_is_refused` runs only where NQUEENS_BAD_VULKAN_ICD
@@ -22,6 +24,10 @@ if [ -e "$dir" ] && [ ! -f "$dir/run.sh" ]; then
     exit 2
 fi
 cd "$(dirname "$0")/.."
+# (the build with stage times first: the plain one is the last, target/release's)
+cargo build --release --quiet --features stage-times
+stages=$(mktemp)
+cp target/release/nqueens "$stages"
 cargo build --release --quiet
 if ! out=$(cargo test --no-run 2>&1); then
     echo "$out" >&2
@@ -42,6 +48,8 @@ if [ -z "$lib" ] || [ -z "$it" ]; then
 fi
 rm -rf "$dir" && mkdir -p "$dir"
 cp target/release/nqueens "$dir/nqueens"
+mv "$stages" "$dir/nqueens-stages"
+chmod 755 "$dir/nqueens-stages"
 cp "$lib" "$dir/lib-tests"
 cp "$it" "$dir/it-tests"
 cat >"$dir/run.sh" <<RUN
@@ -62,6 +70,8 @@ if [ -z "\${NQUEENS_BAD_VULKAN_ICD:-}" ]; then
 fi
 NQUEENS_REQUIRE_GPU=1 "\$here/it-tests" gpu race quadrant layering "\${skip[@]}" || status=1
 NQUEENS="\$here/nqueens" ONLY="quadrant cpu" LIMIT=150 bash scripts/gpu-bench.sh - 1 "\${1:-19}" "\${2:-21}" || status=1
+echo "== the counting threads' CPU time by stage, count \${2:-21} --engine quadrant --device gpu-only"
+"\$here/nqueens-stages" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
 exit \$status
 RUN
 chmod +x "$dir/run.sh"

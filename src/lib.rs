@@ -54,6 +54,7 @@ mod resolved;
 mod run;
 mod shard;
 mod solution;
+mod stages;
 mod subtask;
 mod symmetry;
 

@@ -32,6 +32,7 @@ use crate::gpu::batch::{PairBatch, Sieved, Spot};
 use crate::gpu::{Gpu, PairQueue};
 use crate::parallel::{lock, Workers};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
+use crate::stages::{time, Stage};
 use crate::subtask::Kernels;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -242,9 +243,11 @@ impl PairDevice for Feed<'_> {
         self.next_ticket.set(ticket + 1);
         let full = {
             let mut batch = self.batch.borrow_mut();
-            let written = self.queue.borrow_mut().write(&batch, work);
+            let written = time(Stage::Upload, || {
+                self.queue.borrow_mut().write(&batch, work)
+            });
             written.map_err(|e| self.gpu.pair_failure(e))?;
-            batch.push(work, ticket);
+            time(Stage::Batch, || batch.push(work, ticket));
             batch.len() >= BATCH_LANES * self.gpu.lanes()
         };
         if full {
@@ -295,7 +298,7 @@ impl<'a> Feed<'a> {
         shared
             .patterns
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        let sending = self.queue.borrow_mut().send(&batch, sent);
+        let sending = time(Stage::Send, || self.queue.borrow_mut().send(&batch, sent));
         sending.map_err(|e| self.gpu.pair_failure(e))?;
         batch.clear();
         Ok(())
@@ -304,6 +307,11 @@ impl<'a> Feed<'a> {
     /// Takes the oldest batch sent, once counted (waiting for it if `wait`), checks it, and
     /// keeps what each of its sieves counted: whether there was one.
     fn receive(&self, wait: bool) -> Result<bool, Error> {
+        time(Stage::Receive, || self.receive_untimed(wait))
+    }
+
+    /// [`Feed::receive`].
+    fn receive_untimed(&self, wait: bool) -> Result<bool, Error> {
         let mut queue = self.queue.borrow_mut();
         let received = queue.receive(wait);
         let received = received.map_err(|e| self.gpu.pair_failure(e))?;

@@ -271,7 +271,12 @@ fn shader(kind: Kind, rows: usize) -> String {
 impl Gpu {
     /// Opens a device on `adapter` and compiles the kernels.
     fn open(adapter: &wgpu::Adapter) -> Result<Gpu, Error> {
-        Gpu::open_with(adapter, adapter.features())
+        let mut features = adapter.features();
+        if crate::stages::over_a_bus() {
+            // (its buffers then copied as a discrete GPU's are, and it is sent words)
+            features.remove(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        }
+        Gpu::open_with(adapter, features)
     }
 
     /// [`Gpu::open`] using only those of `features` the kernels take.

@@ -34,6 +34,7 @@ use crate::found::Found;
 use crate::kernel::{Chosen, Start, Tally};
 use crate::memory::{Budget, Bytes};
 use crate::parallel::{lock, Workers};
+use crate::stages::{time, Stage};
 use cache::{Books, RowSets};
 use half::{Halves, Kept, Table};
 use pattern::{Packed, Pattern, Region, Shift, Stored};
@@ -250,30 +251,31 @@ impl Work {
         let [kept_east, kept_west] = &mut self.kept;
         // a half's parts are dropped once it is built: its row sets go back to the
         // tables' recent ones, which may let them go
-        let mut east = Some(
-            halves
-                .parts(n, (east_rows, east_avoid), pairs, kept_east)
-                .map_err(short)?,
-        );
+        let east = time(Stage::Joins, || {
+            halves.parts(n, (east_rows, east_avoid), pairs, kept_east)
+        });
+        let mut east = Some(east.map_err(short)?);
         let mut counted = Pairs::default();
         let mut first = true;
         while let Some(mut east_parts) = east.take() {
             self.east.clear();
-            east = east_parts
-                .fill(&mut self.east, parts.other)
-                .map_err(short)?
-                .then_some(east_parts);
+            let more = time(Stage::Joins, || {
+                east_parts.fill(&mut self.east, parts.other)
+            });
+            east = more.map_err(short)?.then_some(east_parts);
             counted.patterns += self.east.len() as u64;
             // the west half again for each part of the east one: a join costs far less
             // than the pairs it is counted against
-            let mut west_parts = halves
-                .parts(n, (free_rows & !east_rows, avoid), pairs, kept_west)
-                .map_err(short)?;
+            let west_rows = (free_rows & !east_rows, avoid);
+            let west_parts = time(Stage::Joins, || {
+                halves.parts(n, west_rows, pairs, kept_west)
+            });
+            let mut west_parts = west_parts.map_err(short)?;
             self.west.clear();
-            let mut west = west_parts
-                .fill(&mut self.west, parts.sliced)
-                .map_err(short)?
-                .then_some(west_parts);
+            let more = time(Stage::Joins, || {
+                west_parts.fill(&mut self.west, parts.sliced)
+            });
+            let mut west = more.map_err(short)?.then_some(west_parts);
             // with both halves whole, the longer is sliced: the per-pattern cost falls on
             // the other, which is moved into its columns
             let east_sliced =
@@ -298,13 +300,20 @@ impl Work {
                     let disjoint = match device {
                         Some(device) => {
                             let takes = ((&others[..], shift), device.takes());
-                            let loaded = sieve.load_for_device(pairs, sliced, takes);
+                            let loaded = time(Stage::StoredSide, || {
+                                sieve.load_for_device(pairs, sliced, takes)
+                            });
                             loaded.map_err(short)?;
                             sieve.count_disjoint_by(pairs, others, stop, device)?
                         }
                         None => {
-                            sieve.load(pairs, sliced, (others, shift)).map_err(short)?;
-                            let counted = sieve.count_disjoint_on(pairs, others, stop);
+                            let loaded = time(Stage::StoredSide, || {
+                                sieve.load(pairs, sliced, (others, shift))
+                            });
+                            loaded.map_err(short)?;
+                            let counted = time(Stage::CpuPairs, || {
+                                sieve.count_disjoint_on(pairs, others, stop)
+                            });
                             counted
                                 .map_err(short)?
                                 .map_or(Counted::Stopped, Counted::Now)
@@ -320,10 +329,8 @@ impl Work {
                     break;
                 };
                 sliced.clear();
-                west = west_parts
-                    .fill(sliced, parts.sliced)
-                    .map_err(short)?
-                    .then_some(west_parts);
+                let more = time(Stage::Joins, || west_parts.fill(sliced, parts.sliced));
+                west = more.map_err(short)?.then_some(west_parts);
             }
             first = false;
         }
@@ -534,7 +541,9 @@ impl Layout {
                 disjoint,
                 patterns,
                 tickets,
-            }) = work.count(self.n, unit, halves, limits, device, stop)?
+            }) = time(Stage::Unit, || {
+                work.count(self.n, unit, halves, limits, device, stop)
+            })?
             else {
                 return Ok(None);
             };

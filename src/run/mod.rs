@@ -65,7 +65,9 @@ pub fn run(request: &RunRequest, hooks: &Hooks<'_>) -> Result<RunOutcome, Error>
         Some(rival) => race::settle(counting, *rival, request, hooks, stop)?,
         None => counting,
     };
-    counting.finish(request, hooks, stop, start)
+    let outcome = counting.finish(request, hooks, stop, start);
+    crate::stages::report();
+    outcome
 }
 
 /// Counts the subtasks `ids` of `plan` (execute and collect only: no shard, no checkpoint)

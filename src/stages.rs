@@ -1,0 +1,106 @@
+//! The counting threads' CPU time by stage of the quadrant engine, for measuring what the
+//! host does beside a GPU: kept only in a build with the `stage-times` feature (thread CPU
+//! time, `CLOCK_THREAD_CPUTIME_ID`, added up over the threads; [`run`](crate::run()) prints
+//! the table on the standard error when it ends), where `NQUEENS_OVER_A_BUS=1` also opens a
+//! GPU that shares the host's memory (lavapipe) as one over a bus is opened, so that the
+//! host's stages beside a bus GPU can be measured on it. In other builds a stage is its
+//! closure and nothing more.
+
+/// A stage of a quadrant count on a counting thread. `Unit` holds every other but part of
+/// `Receive` (a thread also receives between units); `Send` holds what the driver does on
+/// the sending thread (on lavapipe, some of its counting).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Stage {
+    /// A unit, from its id to its count or its tickets.
+    Unit,
+    /// Both halves joined from the quarter tables.
+    Joins,
+    /// The stored side loaded: pivots, grouping or dense words, sizes, reach (and tables
+    /// where they are made here).
+    StoredSide,
+    /// The other side's signatures, words and order.
+    OtherSide,
+    /// The pairs counted on the CPU's loops.
+    CpuPairs,
+    /// A sieve's tables or words, and its patterns, written into a batch's upload.
+    Upload,
+    /// A sieve added to a batch: its word lists and spot checks.
+    Batch,
+    /// A batch's word lists written, its passes encoded and submitted.
+    Send,
+    /// A batch's sums read back and checked.
+    Receive,
+}
+
+#[cfg(feature = "stage-times")]
+const STAGES: [(Stage, &str); 9] = [
+    (Stage::Unit, "units"),
+    (Stage::Joins, "joins"),
+    (Stage::StoredSide, "stored side"),
+    (Stage::OtherSide, "other side"),
+    (Stage::CpuPairs, "pairs on the CPU"),
+    (Stage::Upload, "upload"),
+    (Stage::Batch, "batch"),
+    (Stage::Send, "send"),
+    (Stage::Receive, "receive"),
+];
+
+/// `f`'s result, its thread's CPU time added to `stage` where this build keeps the times.
+#[inline(always)]
+pub(crate) fn time<R>(stage: Stage, f: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "stage-times")]
+    {
+        let start = kept::now();
+        let result = f();
+        kept::add(stage, start);
+        result
+    }
+    #[cfg(not(feature = "stage-times"))]
+    {
+        let _ = stage;
+        f()
+    }
+}
+
+/// Prints the stages' times so far on the standard error, where this build keeps them.
+pub(crate) fn report() {
+    #[cfg(feature = "stage-times")]
+    eprint!("{}", kept::table());
+}
+
+/// Whether a GPU that shares the host's memory is to be opened as one over a bus.
+#[cfg(feature = "gpu")]
+pub(crate) fn over_a_bus() -> bool {
+    cfg!(feature = "stage-times")
+        && std::env::var_os("NQUEENS_OVER_A_BUS").is_some_and(|v| v == "1")
+}
+
+#[cfg(feature = "stage-times")]
+mod kept {
+    use super::{Stage, STAGES};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static NANOS: [AtomicU64; STAGES.len()] = [const { AtomicU64::new(0) }; STAGES.len()];
+    static CALLS: [AtomicU64; STAGES.len()] = [const { AtomicU64::new(0) }; STAGES.len()];
+
+    /// This thread's CPU time so far.
+    pub(super) fn now() -> cpu_time::ThreadTime {
+        cpu_time::ThreadTime::now()
+    }
+
+    pub(super) fn add(stage: Stage, start: cpu_time::ThreadTime) {
+        let nanos = start.elapsed().as_nanos() as u64;
+        NANOS[stage as usize].fetch_add(nanos, Ordering::Relaxed);
+        CALLS[stage as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn table() -> String {
+        let mut table = String::from("stage               thread CPU s        calls\n");
+        for (stage, name) in STAGES {
+            let seconds = NANOS[stage as usize].load(Ordering::Relaxed) as f64 * 1e-9;
+            let calls = CALLS[stage as usize].load(Ordering::Relaxed);
+            table += &format!("{name:<18} {seconds:>14.2} {calls:>12}\n");
+        }
+        table
+    }
+}
