@@ -6,9 +6,11 @@
 //! host's stages beside a bus GPU can be measured on it. In other builds a stage is its
 //! closure and nothing more.
 
-/// A stage of a quadrant count on a counting thread. `Unit` holds every other but part of
-/// `Receive` (a thread also receives between units); `Send` holds what the driver does on
-/// the sending thread (on lavapipe, some of its counting).
+/// A stage of a quadrant count on a counting thread, timed where its work is done (the
+/// joins in `half.rs`, the sieve's in `sieve/mod.rs`, the batches' in the GPU executor).
+/// `Unit` holds every other but part of `Receive` (a thread also receives between units),
+/// and the tables of a sieve a device declined, made on the CPU; `Send` holds what the
+/// driver does on the sending thread (on lavapipe, some of its counting).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Stage {
     /// A unit, from its id to its count or its tickets.

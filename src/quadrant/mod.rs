@@ -251,31 +251,30 @@ impl Work {
         let [kept_east, kept_west] = &mut self.kept;
         // a half's parts are dropped once it is built: its row sets go back to the
         // tables' recent ones, which may let them go
-        let east = time(Stage::Joins, || {
-            halves.parts(n, (east_rows, east_avoid), pairs, kept_east)
-        });
-        let mut east = Some(east.map_err(short)?);
+        let mut east = Some(
+            halves
+                .parts(n, (east_rows, east_avoid), pairs, kept_east)
+                .map_err(short)?,
+        );
         let mut counted = Pairs::default();
         let mut first = true;
         while let Some(mut east_parts) = east.take() {
             self.east.clear();
-            let more = time(Stage::Joins, || {
-                east_parts.fill(&mut self.east, parts.other)
-            });
-            east = more.map_err(short)?.then_some(east_parts);
+            east = east_parts
+                .fill(&mut self.east, parts.other)
+                .map_err(short)?
+                .then_some(east_parts);
             counted.patterns += self.east.len() as u64;
             // the west half again for each part of the east one: a join costs far less
             // than the pairs it is counted against
-            let west_rows = (free_rows & !east_rows, avoid);
-            let west_parts = time(Stage::Joins, || {
-                halves.parts(n, west_rows, pairs, kept_west)
-            });
-            let mut west_parts = west_parts.map_err(short)?;
+            let mut west_parts = halves
+                .parts(n, (free_rows & !east_rows, avoid), pairs, kept_west)
+                .map_err(short)?;
             self.west.clear();
-            let more = time(Stage::Joins, || {
-                west_parts.fill(&mut self.west, parts.sliced)
-            });
-            let mut west = more.map_err(short)?.then_some(west_parts);
+            let mut west = west_parts
+                .fill(&mut self.west, parts.sliced)
+                .map_err(short)?
+                .then_some(west_parts);
             // with both halves whole, the longer is sliced: the per-pattern cost falls on
             // the other, which is moved into its columns
             let east_sliced =
@@ -300,20 +299,13 @@ impl Work {
                     let disjoint = match device {
                         Some(device) => {
                             let takes = ((&others[..], shift), device.takes());
-                            let loaded = time(Stage::StoredSide, || {
-                                sieve.load_for_device(pairs, sliced, takes)
-                            });
+                            let loaded = sieve.load_for_device(pairs, sliced, takes);
                             loaded.map_err(short)?;
                             sieve.count_disjoint_by(pairs, others, stop, device)?
                         }
                         None => {
-                            let loaded = time(Stage::StoredSide, || {
-                                sieve.load(pairs, sliced, (others, shift))
-                            });
-                            loaded.map_err(short)?;
-                            let counted = time(Stage::CpuPairs, || {
-                                sieve.count_disjoint_on(pairs, others, stop)
-                            });
+                            sieve.load(pairs, sliced, (others, shift)).map_err(short)?;
+                            let counted = sieve.count_disjoint_on(pairs, others, stop);
                             counted
                                 .map_err(short)?
                                 .map_or(Counted::Stopped, Counted::Now)
@@ -329,8 +321,10 @@ impl Work {
                     break;
                 };
                 sliced.clear();
-                let more = time(Stage::Joins, || west_parts.fill(sliced, parts.sliced));
-                west = more.map_err(short)?.then_some(west_parts);
+                west = west_parts
+                    .fill(sliced, parts.sliced)
+                    .map_err(short)?
+                    .then_some(west_parts);
             }
             first = false;
         }
@@ -537,13 +531,12 @@ impl Layout {
         WORK.with(|work| {
             let work = &mut *work.borrow_mut();
             let limits = (pairs, *self.held.get().expect("prepared above"));
+            let count = || work.count(self.n, unit, halves, limits, device, stop);
             let Some(Pairs {
                 disjoint,
                 patterns,
                 tickets,
-            }) = time(Stage::Unit, || {
-                work.count(self.n, unit, halves, limits, device, stop)
-            })?
+            }) = time(Stage::Unit, count)?
             else {
                 return Ok(None);
             };

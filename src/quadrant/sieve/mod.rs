@@ -50,6 +50,7 @@ pub use offload::{PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
 use super::pivots::{Pivots, Signature, Signatures, SortBuffers, PIVOTS};
+use crate::stages::{time, Stage};
 use layout::{AsItIs, Gather, Records, Seen, Writes, BLOCK, TABLE_BITS};
 use pairs::Ordered;
 use std::collections::TryReserveError;
@@ -133,7 +134,9 @@ impl Sieve {
         patterns: &[Pattern],
         others: (&[Pattern], Shift),
     ) -> Result<(), TryReserveError> {
-        self.load_tables(pairs, patterns, others, Counter::Cpu)
+        time(Stage::StoredSide, || {
+            self.load_tables(pairs, patterns, others, Counter::Cpu)
+        })
     }
 
     /// [`Sieve::load`], grouped for the pair loop of `counter`.
@@ -175,11 +178,13 @@ impl Sieve {
         patterns: &[Pattern],
         (others, made): ((&[Pattern], Shift), Made),
     ) -> Result<(), TryReserveError> {
-        self.group(pairs, patterns, others, Counter::Device(made))?;
-        match self.made {
-            Made::Words => Ok(()),
-            Made::Tables => self.slice_grouped(pairs, patterns),
-        }
+        time(Stage::StoredSide, || {
+            self.group(pairs, patterns, others, Counter::Device(made))?;
+            match self.made {
+                Made::Words => Ok(()),
+                Made::Tables => self.slice_grouped(pairs, patterns),
+            }
+        })
     }
 
     /// [`Sieve::load`] up to the slicing, for the pair loop of `counter`: the pivots, the
@@ -422,7 +427,8 @@ impl Sieve {
         patterns: &[Pattern],
         buffers: SortBuffers<W::Out>,
     ) -> Result<(), TryReserveError> {
-        sort_on(pairs, (&self.seen.signature, write), patterns, buffers).map(drop)
+        let sorted = || sort_on(pairs, (&self.seen.signature, write), patterns, buffers);
+        time(Stage::OtherSide, sorted).map(drop)
     }
 
     /// How many pairs (stored pattern, pattern of `others`) share no diagonal, on the fastest
@@ -475,11 +481,12 @@ impl Sieve {
     fn count_ordered(&self, pairs: PairKernel, others: Ordered, stop: &AtomicBool) -> Option<u64> {
         // the loops with batches and those without are compiled apart: together, the code
         // of one made the other slower (`count 18 -t 1`, none batched, 1.04 times as long)
-        if self.blocks > self.batching.stretch {
-            self.count_ordered_on::<true>(pairs, others, stop)
-        } else {
-            self.count_ordered_on::<false>(pairs, others, stop)
-        }
+        time(Stage::CpuPairs, || {
+            match self.blocks > self.batching.stretch {
+                true => self.count_ordered_on::<true>(pairs, others, stop),
+                false => self.count_ordered_on::<false>(pairs, others, stop),
+            }
+        })
     }
 
     /// The other side, ordered, as a device takes it: the words its sort `written`, or its

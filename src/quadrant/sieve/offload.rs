@@ -16,7 +16,6 @@ use crate::error::Error;
 use crate::quadrant::pair_kernel::PairKernel;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::Signature;
-use crate::stages::{time, Stage};
 use std::borrow::Cow;
 
 /// Bits of a lookup's subset in a dense word (what the device's shader takes apart).
@@ -367,19 +366,17 @@ impl Sieve {
         // scatter on the host)
         let in_words = self.reads_records();
         let grouped_here = self.made == Made::Tables;
-        let made = time(Stage::OtherSide, || {
-            if in_words {
-                ordered.clear();
-                let buffers = (&mut words, &mut signatures, &mut start);
-                let rest = &self.seen.rest;
-                match grouped_here {
-                    true => self.order_as(pairs, DeviceWords::<true>(rest), others, buffers),
-                    false => self.order_as(pairs, DeviceWords::<false>(rest), others, buffers),
-                }
-            } else {
-                self.order(pairs, others, (&mut ordered, &mut signatures, &mut start))
+        let made = if in_words {
+            ordered.clear();
+            let buffers = (&mut words, &mut signatures, &mut start);
+            let rest = &self.seen.rest;
+            match grouped_here {
+                true => self.order_as(pairs, DeviceWords::<true>(rest), others, buffers),
+                false => self.order_as(pairs, DeviceWords::<false>(rest), others, buffers),
             }
-        });
+        } else {
+            self.order(pairs, others, (&mut ordered, &mut signatures, &mut start))
+        };
         let grouped = self.pivots.count > 0;
         let counted = made.map_err(short).and_then(|()| {
             let ordered_others = if grouped { &ordered[..] } else { others };
@@ -393,19 +390,16 @@ impl Sieve {
             if let Some(ticket) = device.take(&work)? {
                 return Ok(Counted::Later(ticket));
             }
-            // declined: counted here
-            time(Stage::CpuPairs, || {
-                self.slice_stored(pairs).map_err(short)?;
-                if in_words && grouped_here {
-                    ordered.try_reserve(words.len()).map_err(short)?;
-                    ordered.extend(words.iter().map(record_of_words));
-                } else if in_words {
-                    group_records(&words, &start, &mut ordered).map_err(short)?;
-                }
-                let ordered_others = if grouped { &ordered[..] } else { others };
-                let counted = self.count_ordered(pairs, (ordered_others, &start), stop);
-                Ok(counted.map_or(Counted::Stopped, Counted::Now))
-            })
+            self.slice_stored(pairs).map_err(short)?;
+            if in_words && grouped_here {
+                ordered.try_reserve(words.len()).map_err(short)?;
+                ordered.extend(words.iter().map(record_of_words));
+            } else if in_words {
+                group_records(&words, &start, &mut ordered).map_err(short)?;
+            }
+            let ordered_others = if grouped { &ordered[..] } else { others };
+            let counted = self.count_ordered(pairs, (ordered_others, &start), stop);
+            Ok(counted.map_or(Counted::Stopped, Counted::Now))
         });
         (self.sorted, self.signatures, self.start, self.device_words) =
             (ordered, signatures, start, words);
