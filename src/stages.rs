@@ -12,6 +12,7 @@
 /// and the tables of a sieve a device declined, made on the CPU; `Send` holds what the
 /// driver does on the sending thread (on lavapipe, some of its counting).
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 pub(crate) enum Stage {
     /// A unit, from its id to its count or its tickets.
     Unit,

@@ -116,6 +116,8 @@ pub struct Trial {
     pub dropped_after: Option<&'static AtomicU64>,
     /// Where the most clashes the GPU added up for one sieve are kept.
     pub most_clashes: Option<&'static AtomicU64>,
+    /// Where the sieves whose other side the GPU signed are counted.
+    pub signed: Option<&'static AtomicU64>,
     /// Whether every sieve's words are sent wide (else narrow where they fit, as on every
     /// board a test counts).
     pub wide_words: bool,
@@ -337,9 +339,22 @@ impl<'a> Feed<'a> {
             if let Some(most) = self.shared.trial.most_clashes {
                 most.fetch_max(sum, Ordering::Relaxed);
             }
-            let disjoint = sieve.visited.checked_sub(sum);
+            #[cfg(test)]
+            if let (Some(signed), true) = (self.shared.trial.signed, sieve.signed) {
+                signed.fetch_add(1, Ordering::Relaxed);
+            }
+            let visited = match sieve.signed {
+                true => sums.visited(k),
+                false => sieve.visited.unwrap_or(0),
+            };
+            let disjoint = visited.checked_sub(sum);
             if disjoint.is_none() && failed.is_none() {
-                failed = Some(format!("{sum} clashes of {} pairs", sieve.visited));
+                failed = Some(format!("{sum} clashes of {visited} pairs"));
+            }
+            if let (true, Some(cpu)) = (sieve.signed, sieve.visited) {
+                if cpu != visited && failed.is_none() {
+                    failed = Some(format!("{visited} pairs visited, the CPU's {cpu}"));
+                }
             }
             counted.insert(sieve.ticket, disjoint);
         }
@@ -592,14 +607,19 @@ mod tests {
         let cpu = count_ids(&on_cpu(&plan), &plan, &ids).0;
         // the other side's words narrow (as every board below 24 has them) and wide
         for wide_words in [false, true] {
+            let signed = &*Box::leak(Box::new(AtomicU64::new(0)));
             let trial = Trial {
                 wide_words,
+                signed: Some(signed),
                 ..Trial::default()
             };
             let gpu = on_gpus(&gpus, &plan, trial);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert!(executed.gpu_dispatches > 0, "{executed:?}");
             assert_eq!(on_gpu, cpu, "wide words: {wide_words}");
+            // narrow words: the GPU signed the other side of sieves with pivots
+            let signed = signed.load(Ordering::Relaxed);
+            assert_eq!(signed > 0, !wide_words, "{signed} sieves signed");
             // the GPU's counts were used: no spot check disagreed
             assert!(gpu.facts().notes.is_empty(), "{:?}", gpu.facts().notes);
         }

@@ -9,7 +9,7 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use crate::quadrant::{PairWork, BLOCK_WORDS, ENTRY_BYTES};
+use crate::quadrant::{PairWork, BLOCK_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -26,8 +26,9 @@ pub const SPOT_EVERY: usize = 4096;
 pub const REACH_AT_WORDS: usize = 5;
 
 /// Words of a sieve's sums ([`Sums`]): its clashes' low and high words, its first
-/// pattern's clashes.
-pub const SUM_WORDS: usize = 3;
+/// pattern's clashes, and where the GPU signed its other side, the pairs visited (low and
+/// high words).
+pub const SUM_WORDS: usize = 5;
 
 /// A pattern whose clashes the GPU writes out besides its sieve's sum: a spot check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +39,13 @@ pub enum Spot {
     Every(usize),
 }
 
-/// One sieve of a batch: the pairs its patterns' reaches visit, and the ticket it was
-/// given.
+/// One sieve of a batch: the pairs its patterns' reaches visit (where the GPU signs its
+/// other side and adds them up, `signed`, those of the batch's first sieve worked out on
+/// the CPU as a spot check, the rest `None`), and the ticket it was given.
 #[derive(Clone, Copy, Debug)]
 pub struct Sieved {
-    pub visited: u64,
+    pub visited: Option<u64>,
+    pub signed: bool,
     pub ticket: u64,
 }
 
@@ -77,6 +80,12 @@ pub struct PairBatch {
     /// ([`PairQueue::write`](super::PairQueue::write)), at [`PairBatch::signature_base`].
     pub pattern_data: usize,
     pub pattern_words: usize,
+    /// Where the GPU signs the other side ([`RAW_WORDS`] a pattern): each sieve's record
+    /// (`Signing::record`), the signature in the batch
+    /// of each value of its pivots' gathered bits, and each signature's covered patterns.
+    pub signing: Vec<u32>,
+    pub gathered: Vec<u32>,
+    pub covered: Vec<u32>,
     /// The most lookups of a sieve of the batch.
     pub lookups: u32,
     pub sieves: Vec<Sieved>,
@@ -109,6 +118,13 @@ impl<'a> Sums<'a> {
             | u64::from(self.words[SUM_WORDS * sieve + 1]) << 32
     }
 
+    /// The pairs the batch's sieve `sieve`'s reaches visit, where the GPU signed its other
+    /// side.
+    pub fn visited(&self, sieve: usize) -> u64 {
+        u64::from(self.words[SUM_WORDS * sieve + 3])
+            | u64::from(self.words[SUM_WORDS * sieve + 4]) << 32
+    }
+
     /// The clashes of the pattern `spot`.
     pub fn spot(&self, spot: Spot) -> u32 {
         match spot {
@@ -135,28 +151,36 @@ pub struct WordParts {
     pub reach: Range<u64>,
     pub reach_at: Range<u64>,
     pub blocks: Range<u64>,
+    pub signing: Range<u64>,
+    pub gathered: Range<u64>,
+    pub covered: Range<u64>,
 }
 
 impl WordParts {
-    /// The parts of lists of these lengths (in words): patterns, reach, reach_at, blocks.
-    fn of(lengths: [usize; 4]) -> WordParts {
+    /// The parts of lists of these lengths (in words): patterns, reach, reach_at, blocks,
+    /// signing, gathered, covered.
+    fn of(lengths: [usize; 7]) -> WordParts {
         let mut end = 0;
-        let [patterns, reach, reach_at, blocks] = lengths.map(|words| {
-            let start = u64::next_multiple_of(end, PART_ALIGN);
-            end = start + 4 * words.max(1) as u64;
-            start..end
-        });
+        let [patterns, reach, reach_at, blocks, signing, gathered, covered] =
+            lengths.map(|words| {
+                let start = u64::next_multiple_of(end, PART_ALIGN);
+                end = start + 4 * words.max(1) as u64;
+                start..end
+            });
         WordParts {
             patterns,
             reach,
             reach_at,
             blocks,
+            signing,
+            gathered,
+            covered,
         }
     }
 
     /// Bytes of the buffer that holds them.
     pub fn len(&self) -> u64 {
-        self.blocks.end
+        self.covered.end
     }
 }
 
@@ -186,10 +210,17 @@ impl PairBatch {
             (self.reach_at).extend([start, end, head, sieve as u32, first as u32]);
         }
         (self.other_cursors).extend(work.places.iter().map(|&place| (first + place) as u32));
+        if let Some(signing) = &work.signing {
+            let base = self.signature_base() - work.heads.len() as u32;
+            let at = (first as u32, base, self.gathered.len() as u32);
+            self.signing.extend(signing.record(at));
+            (self.gathered).extend(signing.gathered().map(|s| base + s));
+            self.covered.extend_from_slice(&signing.covered);
+        }
         debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
         self.pattern_words = work.pattern_words;
         self.lookups = self.lookups.max(work.lookups);
-        self.pattern_data += work.patterns.len();
+        self.pattern_data += work.len() * work.pattern_words;
         let spaced = (first.next_multiple_of(SPOT_EVERY)..first + work.len()).step_by(SPOT_EVERY);
         let spots = std::iter::once((Spot::First(sieve), 0)).chain(
             spaced
@@ -197,8 +228,14 @@ impl PairBatch {
                 .map(|at| (Spot::Every(at / SPOT_EVERY), at - first)),
         );
         (self.checks).extend(spots.map(|(spot, i)| (spot, work.clashes_of(i))));
+        let signed = work.signing.is_some();
         self.sieves.push(Sieved {
-            visited: work.visited,
+            // (a pass over the sieve's patterns: the first of a batch of hundreds)
+            visited: match (signed, sieve) {
+                (true, 0) => Some(work.visited_as_signed()),
+                _ => work.visited,
+            },
+            signed,
             ticket,
         });
     }
@@ -208,6 +245,19 @@ impl PairBatch {
         (self.pattern_data)
             .checked_div(self.pattern_words)
             .unwrap_or(0)
+    }
+
+    /// Whether the GPU signs the batch's other side.
+    pub fn signs(&self) -> bool {
+        self.pattern_words == RAW_WORDS
+    }
+
+    /// Words of a pattern of the other side once in signature order.
+    pub fn ordered_words(&self) -> usize {
+        match self.signs() {
+            true => NARROW_WORDS,
+            false => self.pattern_words,
+        }
     }
 
     /// What the next sieve's signatures are moved by: the signatures before it.
@@ -226,18 +276,37 @@ impl PairBatch {
 
     /// Where the word lists lie in the buffer that holds them.
     pub fn word_parts(&self) -> WordParts {
-        let lists = [&self.reach, &self.reach_at, &self.blocks];
-        let [reach, reach_at, blocks] = lists.map(Vec::len);
-        WordParts::of([self.pattern_data, reach, reach_at, blocks])
+        let lists = [
+            &self.reach,
+            &self.reach_at,
+            &self.blocks,
+            &self.signing,
+            &self.gathered,
+            &self.covered,
+        ];
+        let [reach, reach_at, blocks, signing, gathered, covered] = lists.map(Vec::len);
+        WordParts::of([
+            self.pattern_data,
+            reach,
+            reach_at,
+            blocks,
+            signing,
+            gathered,
+            covered,
+        ])
     }
 
     /// Bytes of the word lists with `work` added.
     pub fn word_bytes_with(&self, work: &PairWork) -> u64 {
+        let signing = work.signing.as_ref();
         let words = WordParts::of([
-            self.pattern_data + work.patterns.len(),
+            self.pattern_data + work.len() * work.pattern_words,
             self.reach.len() + work.reach.len(),
             self.reach_at.len() + REACH_AT_WORDS * work.reach_at.len(),
             self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
+            self.signing.len() + signing.map_or(0, |_| SIGN_WORDS),
+            self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),
+            self.covered.len() + signing.map_or(0, |s| s.covered.len()),
         ]);
         words.len()
     }
@@ -276,6 +345,9 @@ impl PairBatch {
         self.reach_at.clear();
         self.pattern_data = 0;
         self.pattern_words = 0;
+        self.signing.clear();
+        self.gathered.clear();
+        self.covered.clear();
         self.sieves.clear();
         self.checks.clear();
         self.lookups = 0;
@@ -288,14 +360,19 @@ mod tests {
 
     #[test]
     fn word_lists_lie_apart_each_aligned_and_never_empty() {
-        let parts = WordParts::of([5, 0, 3, 0]);
+        let parts = WordParts::of([5, 0, 3, 0, 0, 2, 0]);
         assert_eq!(parts.patterns, 0..20);
         assert_eq!(parts.reach, 256..260);
         assert_eq!(parts.reach_at, 512..524);
         assert_eq!(parts.blocks, 768..772);
-        assert_eq!(parts.len(), 772);
-        let parts = WordParts::of([64, 64, 64, 8]);
+        assert_eq!(parts.signing, 1024..1028);
+        assert_eq!(parts.gathered, 1280..1288);
+        assert_eq!(parts.covered, 1536..1540);
+        assert_eq!(parts.len(), 1540);
+        let parts = WordParts::of([64, 64, 64, 8, 16, 16, 16]);
         assert_eq!((parts.reach.start, parts.reach_at.start), (256, 512));
         assert_eq!(parts.blocks, 768..800);
+        assert_eq!(parts.signing, 1024..1088);
+        assert_eq!(parts.covered, 1536..1600);
     }
 }

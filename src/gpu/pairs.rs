@@ -26,7 +26,9 @@
 
 use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SPOT_EVERY, SUM_WORDS};
 use crate::gpu::upload::{entry, le_bytes};
-use crate::quadrant::{Made, PairWork, DENSE_WORDS, NARROW_WORDS, SUBSET_BITS};
+use crate::quadrant::{
+    Made, PairWork, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS,
+};
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use wgpu::BufferUsages as Use;
@@ -57,11 +59,15 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{SPOT_EVERY}", &SPOT_EVERY.to_string())
         .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
         .replace("{LANE_RUN}", &LANE_RUN.to_string())
+        .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
+        .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
 }
 
-/// The other side's order, the grouping of the stored words, the making of the tables, and
-/// the pair kernel.
+/// The other side's signing, places and order, the grouping of the stored words, the
+/// making of the tables, and the pair kernel.
 pub(super) struct Kernels {
+    sign: wgpu::ComputePipeline,
+    places: wgpu::ComputePipeline,
     order: wgpu::ComputePipeline,
     group: wgpu::ComputePipeline,
     tables: wgpu::ComputePipeline,
@@ -86,6 +92,8 @@ pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
         })
     };
     Kernels {
+        sign: pipeline("sign.wgsl", include_str!("sign.wgsl")),
+        places: pipeline("places.wgsl", include_str!("places.wgsl")),
         order: pipeline("order.wgsl", include_str!("order.wgsl")),
         group: pipeline("group.wgsl", include_str!("group.wgsl")),
         tables: pipeline("tables.wgsl", include_str!("tables.wgsl")),
@@ -204,14 +212,17 @@ fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Bu
 }
 
 /// The buffers where the GPU makes the tables from the words it is sent: the words
-/// grouped, the cursors it groups them by, and the tables; and where it puts the other
-/// side in signature order: its words ordered, and the cursors it orders them by.
+/// grouped, the cursors it groups them by, and the tables; where it puts the other side in
+/// signature order: its words ordered, and the cursors it orders them by; and where it
+/// signs the other side first: its words signed, and each signature's patterns.
 struct Making {
     grouped: wgpu::Buffer,
     cursors: wgpu::Buffer,
     tables: wgpu::Buffer,
     ordered: wgpu::Buffer,
     other_cursors: wgpu::Buffer,
+    signed: wgpu::Buffer,
+    counts: wgpu::Buffer,
 }
 
 impl Making {
@@ -222,18 +233,22 @@ impl Making {
             tables: buffer(device, "tables", 0, Use::STORAGE),
             ordered: buffer(device, "ordered words", 0, Use::STORAGE),
             other_cursors: buffer(device, "other cursors", 0, Use::STORAGE | Use::COPY_DST),
+            signed: buffer(device, "signed words", 0, Use::STORAGE),
+            counts: buffer(device, "signature counts", 0, Use::STORAGE | Use::COPY_DST),
         }
     }
 
-    /// Makes room for these bytes of grouped words, cursors, tables, ordered words and
-    /// their cursors.
-    fn fit(&mut self, device: &Device, bytes: [u64; 5]) {
+    /// Makes room for these bytes of grouped words, cursors, tables, ordered words, their
+    /// cursors, signed words and signature counts.
+    fn fit(&mut self, device: &Device, bytes: [u64; 7]) {
         let buffers = [
             &mut self.grouped,
             &mut self.cursors,
             &mut self.tables,
             &mut self.ordered,
             &mut self.other_cursors,
+            &mut self.signed,
+            &mut self.counts,
         ];
         for (buffer, bytes) in buffers.into_iter().zip(bytes) {
             if buffer.size() < bytes {
@@ -276,8 +291,21 @@ impl Slot {
         if let Some(making) = self.making.as_mut() {
             let cursors = 4 * batch.cursors.len() as u64;
             let ordered = 4 * batch.pattern_data as u64;
-            let other_cursors = 4 * batch.other_cursors.len() as u64;
-            let bytes = [batch.upload_bytes, cursors, tables, ordered, other_cursors];
+            let signatures = 4 * batch.signature_base() as u64;
+            let other_cursors = signatures.max(4 * batch.other_cursors.len() as u64);
+            let signed = match batch.signs() {
+                true => 4 * (NARROW_WORDS as u64) * patterns,
+                false => 0,
+            };
+            let bytes = [
+                batch.upload_bytes,
+                cursors,
+                tables,
+                ordered,
+                other_cursors,
+                signed,
+                signatures,
+            ];
             making.fit(device, bytes);
             if self.origin.size() < 4 * patterns {
                 let bytes = grown(4 * patterns, device.limit);
@@ -293,11 +321,7 @@ impl Slot {
 
     /// The bind groups of a batch's passes in this slot: where the GPU makes the tables,
     /// the order's, the grouping's and the tables'; and the pairs'.
-    fn bind_groups(
-        &self,
-        gpu: &Device,
-        parts: &WordParts,
-    ) -> (Option<[wgpu::BindGroup; 3]>, wgpu::BindGroup) {
+    fn bind_groups(&self, gpu: &Device, parts: &WordParts, signs: bool) -> BindGroups {
         let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
             binding,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -318,12 +342,16 @@ impl Slot {
         // where the GPU makes the tables: the other side ordered, the words grouped, then the
         // tables made of them
         let making = self.making.as_ref().map(|making| {
+            let ordered_from = match signs {
+                true => entry(1, &making.signed),
+                false => words(1, &parts.patterns),
+            };
             let ordering = bind(
                 "order",
                 &kernels.order,
                 &[
                     entry(0, &self.params),
-                    words(1, &parts.patterns),
+                    ordered_from,
                     entry(2, &making.ordered),
                     entry(3, &self.origin),
                     entry(4, &making.other_cursors),
@@ -352,6 +380,34 @@ impl Slot {
             );
             [ordering, grouping, tables]
         });
+        // where the GPU signs the other side: signed and counted, then their places
+        let signing = (self.making.as_ref().filter(|_| signs)).map(|making| {
+            let signing = bind(
+                "sign",
+                &kernels.sign,
+                &[
+                    entry(0, &self.params),
+                    words(1, &parts.patterns),
+                    entry(2, &making.signed),
+                    words(3, &parts.signing),
+                    words(4, &parts.gathered),
+                    entry(5, &making.counts),
+                ],
+            );
+            let placing = bind(
+                "places",
+                &kernels.places,
+                &[
+                    entry(0, &self.params),
+                    words(1, &parts.signing),
+                    entry(2, &making.counts),
+                    words(3, &parts.covered),
+                    entry(4, &making.other_cursors),
+                    entry(5, self.sums.bound()),
+                ],
+            );
+            [signing, placing]
+        });
         let tables = (self.making.as_ref()).map_or(self.upload.bound(), |making| &making.tables);
         let patterns_bound = match &self.making {
             Some(making) => entry(4, &making.ordered),
@@ -370,8 +426,21 @@ impl Slot {
                 entry(6, &self.origin),
             ],
         );
-        (making, counting)
+        BindGroups {
+            signing,
+            making,
+            counting,
+        }
     }
+}
+
+/// A batch's bind groups: where the GPU signs the other side, the signing's and the
+/// places'; where it makes the tables, the order's, the grouping's and the tables'; and
+/// the pairs'.
+struct BindGroups {
+    signing: Option<[wgpu::BindGroup; 2]>,
+    making: Option<[wgpu::BindGroup; 3]>,
+    counting: wgpu::BindGroup,
 }
 
 /// A batch on the GPU: its slot, and the mappings (the sums to read, the uploads to write
@@ -467,15 +536,18 @@ impl<'a, T> PairQueue<'a, T> {
         let range = slot
             .words
             .host
-            .slice(from..at + 4 * work.patterns.len() as u64);
+            .slice(from..at + 4 * (work.len() * work.pattern_words) as u64);
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         let to = (&mut view, (at - from) as usize);
-        write_rebased(
-            to,
-            &work.patterns,
-            work.pattern_words,
-            batch.signature_base(),
-        );
+        match &work.signing {
+            Some(signing) => write_raw(to, signing.raw_words()),
+            None => write_rebased(
+                to,
+                &work.patterns,
+                work.pattern_words,
+                batch.signature_base(),
+            ),
+        }
         Ok(())
     }
 
@@ -494,7 +566,7 @@ impl<'a, T> PairQueue<'a, T> {
         write_words(&slot, batch, &parts)?;
         slot.upload.host.unmap();
         let blocks = batch.word_blocks();
-        let words = batch.pattern_words as u32;
+        let words = batch.ordered_words() as u32;
         let ordered_here = u32::from(slot.making.is_some());
         let sieves = batch.sieves.len();
         let params: [u32; PARAMS] = [
@@ -516,26 +588,41 @@ impl<'a, T> PairQueue<'a, T> {
         let sum_words = batch.sum_words();
         let bytes = 4 * sum_words as u64;
         encoder.clear_buffer(slot.sums.bound(), 0, Some(bytes));
+        let signs = batch.signs();
         if let Some(making) = &slot.making {
             let queue = gpu.queue;
             queue.write_buffer(&making.cursors, 0, &le_bytes(&batch.cursors));
-            queue.write_buffer(&making.other_cursors, 0, &le_bytes(&batch.other_cursors));
+            match signs {
+                true => {
+                    let counts = 4 * batch.signature_base() as u64;
+                    encoder.clear_buffer(&making.counts, 0, Some(counts));
+                }
+                false => {
+                    let cursors = le_bytes(&batch.other_cursors);
+                    queue.write_buffer(&making.other_cursors, 0, &cursors);
+                }
+            }
         }
-        let (making, counting) = slot.bind_groups(gpu, &parts);
+        let binds = slot.bind_groups(gpu, &parts, signs);
         let kernels = gpu.kernels;
         // the order (an invocation a pattern), the grouping and the tables (a workgroup a
         // block) in passes before the pairs': a pass sees what the one before wrote
         let per_pattern = patterns.div_ceil(gpu.workgroup);
         let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
+        let signed = [
+            ("sign", &kernels.sign, per_pattern),
+            ("places", &kernels.places, sieves.div_ceil(gpu.workgroup)),
+        ];
         let made = [
             ("order", &kernels.order, per_pattern),
             ("group", &kernels.group, blocks),
             ("tables", &kernels.tables, blocks),
         ];
-        let passes = (making.iter())
-            .flat_map(|binds| made.iter().zip(binds))
+        let passes = (binds.signing.iter())
+            .flat_map(|binds| signed.iter().zip(binds))
+            .chain(binds.making.iter().flat_map(|binds| made.iter().zip(binds)))
             .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
-            .chain([("pairs", &kernels.pairs, &counting, per_run)]);
+            .chain([("pairs", &kernels.pairs, &binds.counting, per_run)]);
         for (label, pipeline, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
@@ -635,6 +722,9 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
             (&parts.reach, &batch.reach),
             (&parts.reach_at, &batch.reach_at),
             (&parts.blocks, &batch.blocks),
+            (&parts.signing, &batch.signing),
+            (&parts.gathered, &batch.gathered),
+            (&parts.covered, &batch.covered),
         ] {
             let start = (at.start - lists.start) as usize;
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));
@@ -642,6 +732,31 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
     }
     slot.words.host.unmap();
     Ok(())
+}
+
+/// Writes the patterns `raw` ([`RAW_WORDS`] each) into `to` from byte `at` on as the GPU
+/// reads them, a stretch at a time as [`write_rebased`] does.
+fn write_raw(
+    (to, mut at): (&mut wgpu::BufferViewMut, usize),
+    raw: impl Iterator<Item = [u32; RAW_WORDS]>,
+) {
+    const STRETCH: usize = 256;
+    let mut stretch = [[0u32; RAW_WORDS]; STRETCH];
+    let mut held = 0;
+    let mut flush = |stretch: &[[u32; RAW_WORDS]], at: &mut usize| {
+        let bytes = le_bytes(stretch.as_flattened());
+        (to.slice(*at..*at + bytes.len())).copy_from_slice(&bytes);
+        *at += bytes.len();
+    };
+    for words in raw {
+        stretch[held] = words;
+        held += 1;
+        if held == STRETCH {
+            flush(&stretch, &mut at);
+            held = 0;
+        }
+    }
+    flush(&stretch[..held], &mut at);
 }
 
 /// Writes the patterns' `words`, `per` a pattern, into `to` from byte `at` on as the GPU

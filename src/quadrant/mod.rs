@@ -45,7 +45,7 @@ pub(crate) use sieve::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
 pub(crate) use sieve::{Made, PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES};
 #[cfg(feature = "gpu")]
-pub(crate) use sieve::{NARROW_WORDS, SUBSET_BITS};
+pub(crate) use sieve::{NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -327,6 +327,13 @@ impl Signatures {
         self.of_gathered(gathered)
     }
 
+    /// What [`Signatures::signature_by`] takes of a pattern, for a device to do the same:
+    /// the pivots' masks, how many main diagonals they hold, and the signature of each
+    /// value of the gathered bits.
+    pub(super) fn gathering(&self) -> (Pattern, u32, &[Signature]) {
+        (self.mask(), self.main_count, &self.gathered)
+    }
+
     #[inline(always)]
     pub(super) fn signature(&self, p: Pattern) -> Signature {
         let mut s = 0;

@@ -46,6 +46,8 @@ pub use layout::{Made, Sieve};
 pub use offload::{Counted, PairDevice};
 #[cfg(feature = "gpu")]
 pub use offload::{PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
+#[cfg(feature = "gpu")]
+pub use offload::{RAW_WORDS, SIGN_WORDS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};

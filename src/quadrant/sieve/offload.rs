@@ -15,7 +15,7 @@ use super::pairs::Ordered;
 use crate::error::Error;
 use crate::quadrant::pair_kernel::PairKernel;
 use crate::quadrant::pattern::Pattern;
-use crate::quadrant::pivots::Signature;
+use crate::quadrant::pivots::{Signature, Signatures};
 use std::borrow::Cow;
 
 /// Bits of a lookup's subset in a dense word (what the device's shader takes apart).
@@ -29,6 +29,14 @@ pub const DENSE_WORDS: usize = 4;
 /// Words of one pattern of the other side on a device where the seen diagonals other than
 /// the pivots are more than 64: its dense word, then its signature.
 pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
+
+/// Words of one pattern of the other side sent as it is, for a device that gathers its
+/// words and signature itself ([`Signing`]): its main diagonals, then its anti-diagonals,
+/// each low half first.
+pub const RAW_WORDS: usize = 4;
+
+/// Words of a sieve's record where the device signs its other side ([`Signing::record`]).
+pub const SIGN_WORDS: usize = 16;
 
 /// Words of a block's record where the device groups and transposes words
 /// ([`PairWork::word_blocks`]).
@@ -87,8 +95,85 @@ pub struct PairWork<'a> {
     /// where the rest's start in a dense word (0 for wide words).
     pub heads: Vec<u32>,
     /// The pairs the reaches visit (the stored patterns of the reached blocks, summed over
-    /// the other side's patterns).
-    pub visited: u64,
+    /// the other side's patterns); `None` where the device signs the other side and adds
+    /// them up itself ([`Signing`]).
+    pub visited: Option<u64>,
+    /// Where the device signs the other side: what it gathers each pattern by.
+    pub signing: Option<Signing<'a>>,
+}
+
+/// What a device over a bus is sent to sign the other side itself, whose patterns go as
+/// they are ([`RAW_WORDS`] each) where its words are narrow and it has pivots: each
+/// pattern's bits past the pivots and its signature, gathered as the host's sort gathers
+/// them, then counted by signature for their places and the pairs visited. The host then
+/// makes nothing of the other side but its copy into the upload (its signatures, words and
+/// counts were 1.3 of the host's 16 thread-seconds at N = 19 beside lavapipe opened as
+/// over a bus), and sends 16 bytes a pattern for 12.
+pub struct Signing<'a> {
+    /// The patterns, in the order they came.
+    raw: &'a [Pattern],
+    rest: &'a Gather,
+    signatures: &'a Signatures,
+    /// For each signature, the stored patterns of the blocks it reaches.
+    pub covered: Vec<u32>,
+}
+
+impl Signing<'_> {
+    /// The sieve's record ([`SIGN_WORDS`]): its first pattern and signature in the batch,
+    /// the rest's masks (main, then anti, each low half first) and main diagonals, the
+    /// pivots' masks and main diagonals, where its gathered values' signatures start in
+    /// the batch's list, its signatures, and two words of padding.
+    pub fn record(
+        &self,
+        (first, signature_base, gathered_at): (u32, u32, u32),
+    ) -> [u32; SIGN_WORDS] {
+        let (pivots, pivot_main, _) = self.signatures.gathering();
+        let halves = |m: u64| [m as u32, (m >> 32) as u32];
+        let [rm0, rm1] = halves(self.rest.mask.main);
+        let [ra0, ra1] = halves(self.rest.mask.anti);
+        let [pm0, pm1] = halves(pivots.main);
+        let [pa0, pa1] = halves(pivots.anti);
+        [
+            first,
+            signature_base,
+            rm0,
+            rm1,
+            ra0,
+            ra1,
+            self.rest.main_count,
+            pm0,
+            pm1,
+            pa0,
+            pa1,
+            pivot_main,
+            gathered_at,
+            self.covered.len() as u32,
+            0,
+            0,
+        ]
+    }
+
+    /// The patterns as they are sent, in the order they came ([`RAW_WORDS`] each).
+    pub fn raw_words(&self) -> impl Iterator<Item = [u32; RAW_WORDS]> + '_ {
+        let halves = |w: u64| [w as u32, (w >> 32) as u32];
+        (self.raw.iter()).map(move |p| {
+            let [m0, m1] = halves(p.main);
+            let [a0, a1] = halves(p.anti);
+            [m0, m1, a0, a1]
+        })
+    }
+
+    /// The signature of each value of the pivots' gathered bits.
+    pub fn gathered(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.signatures.gathering().2.iter().map(|&s| u32::from(s))
+    }
+
+    /// Pattern `i`'s bits past the pivots and its signature, gathered as the device does.
+    fn sign(&self, i: usize) -> (u64, usize) {
+        let p = self.raw[i];
+        let rest = self.rest.word(self.rest.gather_by_lookups(p));
+        (rest, usize::from(self.signatures.signature(p)))
+    }
 }
 
 impl PairWork<'_> {
@@ -208,6 +293,13 @@ impl PairWork<'_> {
 
     /// Pattern `i`'s dense word and signature, read from its words as the device reads them.
     fn dense_of(&self, i: usize) -> (u128, usize) {
+        if let Some(signing) = &self.signing {
+            let (rest, signature) = signing.sign(i);
+            let head = self.heads[signature];
+            let dense =
+                u128::from(head & ((1 << REST_AT) - 1)) | u128::from(rest) << (head >> REST_AT);
+            return (dense, signature);
+        }
         let words = &self.patterns[i * self.pattern_words..][..self.pattern_words];
         let (bits, signature) = words.split_at(self.pattern_words - 1);
         let bits = wide_word(bits);
@@ -224,7 +316,18 @@ impl PairWork<'_> {
 
     /// The patterns of the other side.
     pub fn len(&self) -> usize {
-        self.patterns.len() / self.pattern_words
+        match &self.signing {
+            Some(signing) => signing.raw.len(),
+            None => self.patterns.len() / self.pattern_words,
+        }
+    }
+
+    /// The pairs visited where the device signs the other side, as it adds them up: a
+    /// spot check's answer.
+    pub fn visited_as_signed(&self) -> u64 {
+        let signing = self.signing.as_ref().expect("a signing device's work");
+        let covered = |i| u64::from(signing.covered[signing.sign(i).1]);
+        (0..self.len()).map(covered).sum()
     }
 
     /// Rewrites narrow words as wide ones (the same dense words).
@@ -242,19 +345,18 @@ impl PairWork<'_> {
     }
 }
 
-/// Each pattern of the other side as a device reads it where its words are narrow and the
-/// CPU's loop would read records ([`Sieve::reads_records`]): the record's dense word, its
-/// low half first, then its signature ([`NARROW_WORDS`]), written by the sort itself (a pass
-/// over the records after it was 5 % of the host's samples beside lavapipe at N = 18); in
-/// signature order where `GROUPED`, else in the order they came, for a device that groups
-/// them itself (no scatter on the host).
+/// Each pattern of the other side as a device that shares the host's memory reads it
+/// where its words are narrow and the CPU's loop would read records
+/// ([`Sieve::reads_records`]): the record's dense word, its low half first, then its
+/// signature ([`NARROW_WORDS`]), in signature order, written by the sort itself (a pass
+/// over the records after it was 5 % of the host's samples beside lavapipe at N = 18).
 #[derive(Clone, Copy)]
-pub(super) struct DeviceWords<'a, const GROUPED: bool>(pub &'a Gather);
+pub(super) struct DeviceWords<'a>(pub &'a Gather);
 
-impl<const GROUPED: bool> Writes for DeviceWords<'_, GROUPED> {
+impl Writes for DeviceWords<'_> {
     type Out = [u32; NARROW_WORDS];
 
-    const GROUPED: bool = GROUPED;
+    const GROUPED: bool = true;
 
     #[inline(always)]
     fn write(
@@ -282,25 +384,6 @@ fn wide_word(words: &[u32]) -> u128 {
 /// The record the CPU's loop reads of a pattern written as `words` ([`DeviceWords`]).
 fn record_of_words(words: &[u32; NARROW_WORDS]) -> Pattern {
     Gather::record_of_word(u64::from(words[0]) | u64::from(words[1]) << 32)
-}
-
-/// Appends to `records` the records of narrow `words` written in the order they came, put
-/// in signature order: signature `s`'s from `start[s]` on (where a device that groups them
-/// itself declined them).
-fn group_records(
-    words: &[[u32; NARROW_WORDS]],
-    start: &[usize],
-    records: &mut Vec<Pattern>,
-) -> Result<(), std::collections::TryReserveError> {
-    records.try_reserve(words.len())?;
-    records.resize(words.len(), Pattern::default());
-    let mut next = start.to_vec();
-    for w in words {
-        let at = &mut next[w[NARROW_WORDS - 1] as usize];
-        records[*at] = record_of_words(w);
-        *at += 1;
-    }
-    Ok(())
 }
 
 /// Counts a loaded sieve's pairs on a device, or declines (a part it cannot hold, a device
@@ -355,25 +438,33 @@ impl Sieve {
             let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
+        // where the device signs the other side, it is sent as it is
+        #[cfg(test)]
+        let signs = device.takes_narrow_words();
+        #[cfg(not(test))]
+        let signs = true;
+        if signs && self.reads_records() && self.made == Made::Words {
+            if let Some(ticket) = device.take(&self.signing_work(others))? {
+                return Ok(Counted::Later(ticket));
+            }
+            self.slice_stored(pairs).map_err(short)?;
+            let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
+            return Ok(counted.map_or(Counted::Stopped, Counted::Now));
+        }
         let (mut ordered, mut signatures, mut start, mut words) = (
             std::mem::take(&mut self.sorted),
             std::mem::take(&mut self.signatures),
             std::mem::take(&mut self.start),
             std::mem::take(&mut self.device_words),
         );
-        // where the CPU's loop would read records, the sort writes the device's words: in
-        // signature order, or as they came where the device groups them (over a bus: no
-        // scatter on the host)
+        // where the CPU's loop would read records, the sort writes the device's words in
+        // signature order (a device over a bus signed them itself, above, but in the
+        // tests' wide words)
         let in_words = self.reads_records();
-        let grouped_here = self.made == Made::Tables;
         let made = if in_words {
             ordered.clear();
             let buffers = (&mut words, &mut signatures, &mut start);
-            let rest = &self.seen.rest;
-            match grouped_here {
-                true => self.order_as(pairs, DeviceWords::<true>(rest), others, buffers),
-                false => self.order_as(pairs, DeviceWords::<false>(rest), others, buffers),
-            }
+            self.order_as(pairs, DeviceWords(&self.seen.rest), others, buffers)
         } else {
             self.order(pairs, others, (&mut ordered, &mut signatures, &mut start))
         };
@@ -391,11 +482,9 @@ impl Sieve {
                 return Ok(Counted::Later(ticket));
             }
             self.slice_stored(pairs).map_err(short)?;
-            if in_words && grouped_here {
+            if in_words {
                 ordered.try_reserve(words.len()).map_err(short)?;
                 ordered.extend(words.iter().map(record_of_words));
-            } else if in_words {
-                group_records(&words, &start, &mut ordered).map_err(short)?;
             }
             let ordered_others = if grouped { &ordered[..] } else { others };
             let counted = self.count_ordered(pairs, (ordered_others, &start), stop);
@@ -464,18 +553,7 @@ impl Sieve {
                 patterns.push(group as u32);
             }
         }
-        let stored = match self.made {
-            Made::Tables => {
-                let tables = self.blocks * self.lookups * TABLE_ENTRIES;
-                StoredSide::Tables(&self.data.as_slice()[..tables])
-            }
-            Made::Words => StoredSide::Words {
-                words: self.dense.words(),
-                per_pattern: self.dense.per_pattern,
-                cursors: &self.cursors,
-                pivots: self.pivots.count,
-            },
-        };
+        let stored = self.stored_side();
         PairWork {
             disjoint_narrow: super::portable::disjoint_narrow,
             lookups: self.lookups as u32,
@@ -494,7 +572,56 @@ impl Sieve {
                 Made::Words => &start[..start.len() - 1],
             },
             heads,
-            visited,
+            visited: Some(visited),
+            signing: None,
+        }
+    }
+
+    /// The work of a device that signs the other side itself ([`Signing`]): `others` as
+    /// they came, with what it gathers them by.
+    fn signing_work<'a>(&'a self, others: &'a [Pattern]) -> PairWork<'a> {
+        let seen = &self.seen;
+        let pivot_bits = seen.pivot_bits() as u32;
+        let groups = self.reach_at.len() - 1;
+        let heads = (0..groups)
+            .map(|s| seen.signature.gathered_of(s as Signature) as u32 | pivot_bits << REST_AT)
+            .collect();
+        PairWork {
+            disjoint_narrow: super::portable::disjoint_narrow,
+            lookups: self.lookups as u32,
+            stored_len: self.len,
+            blocks: self.blocks,
+            stored: self.stored_side(),
+            reach: &self.reach,
+            reach_at: self.reach_at.iter().map(|&at| at as u32).collect(),
+            patterns: Cow::Borrowed(&[]),
+            pattern_words: RAW_WORDS,
+            places: &[],
+            heads,
+            visited: None,
+            signing: Some(Signing {
+                raw: others,
+                rest: &seen.rest,
+                signatures: &seen.signature,
+                // (a block's covered patterns are the stored ones, fewer than 2^32)
+                covered: self.covered.iter().map(|&c| c as u32).collect(),
+            }),
+        }
+    }
+
+    /// What a device is sent of the stored blocks.
+    fn stored_side(&self) -> StoredSide<'_> {
+        match self.made {
+            Made::Tables => {
+                let tables = self.blocks * self.lookups * TABLE_ENTRIES;
+                StoredSide::Tables(&self.data.as_slice()[..tables])
+            }
+            Made::Words => StoredSide::Words {
+                words: self.dense.words(),
+                per_pattern: self.dense.per_pattern,
+                cursors: &self.cursors,
+                pivots: self.pivots.count,
+            },
         }
     }
 }

@@ -369,7 +369,7 @@ impl PairDevice for Model {
         if self.declines {
             return Ok(None);
         }
-        if self.takes == Made::Words {
+        if self.takes == Made::Words && work.signing.is_none() {
             // it groups the other side by the places it is given: each signature's patterns
             // fill the stretch from its place to the next one's
             let mut ends = work.places.iter().skip(1).copied().collect::<Vec<_>>();
@@ -385,7 +385,8 @@ impl PairDevice for Model {
             );
         }
         let clashes: u64 = (0..work.len()).map(|i| u64::from(work.clashes_of(i))).sum();
-        self.counted.set(Some(work.visited - clashes));
+        let visited = work.visited.unwrap_or_else(|| work.visited_as_signed());
+        self.counted.set(Some(visited - clashes));
         Ok(Some(TICKET))
     }
 }

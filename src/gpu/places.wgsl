@@ -1,0 +1,40 @@
+// The places of the quadrant engine's other side signed on a GPU (sign.wgsl): an
+// invocation a sieve walks its signatures in order, each signature's patterns beginning
+// where the last one's end (the sieve's from its first pattern in the batch on), which
+// order.wgsl takes its cursors from, and adds up the pairs its patterns' reaches visit
+// (each signature's patterns times the stored patterns it covers), which the host's
+// receiving takes, with the pair kernel's clashes, for the sieve's disjoint pairs.
+
+// (`params`: pair_params.wgsl)
+@group(0) @binding(1) var<storage, read> signing: array<u32>;
+@group(0) @binding(2) var<storage, read> counts: array<u32>;
+// for each signature of the batch, the stored patterns of the blocks it reaches
+@group(0) @binding(3) var<storage, read> covered: array<u32>;
+// each signature's first place (order.wgsl's cursors)
+@group(0) @binding(4) var<storage, read_write> cursors: array<u32>;
+// sieve k's pairs visited at sums[S k + 3..S k + 5] (S: SUM_WORDS)
+@group(0) @binding(5) var<storage, read_write> sums: array<u32>;
+
+const WG: u32 = {WG}u;
+const SIGN_WORDS: u32 = {SIGN_WORDS}u;
+const SUM_WORDS: u32 = {SUM_WORDS}u;
+
+@compute @workgroup_size(WG)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    for (var k = gid.x; k < params.sieves; k += groups.x * WG) {
+        let r = SIGN_WORDS * k;
+        var at = signing[r];
+        let base = signing[r + 1u];
+        var visited = 0lu;
+        for (var s = base; s < base + signing[r + 13u]; s++) {
+            cursors[s] = at;
+            at += counts[s];
+            visited += u64(counts[s]) * u64(covered[s]);
+        }
+        sums[SUM_WORDS * k + 3u] = u32(visited);
+        sums[SUM_WORDS * k + 4u] = u32(visited >> 32u);
+    }
+}
