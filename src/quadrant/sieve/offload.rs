@@ -103,7 +103,7 @@ pub struct PairWork<'a> {
 }
 
 /// What a device over a bus is sent to sign the other side itself, whose patterns go as
-/// they are ([`RAW_WORDS`] each) where its words are narrow and it has pivots: each
+/// they are ([`RAW_WORDS`] each) where its words are narrow (with pivots or none): each
 /// pattern's bits past the pivots and its signature, gathered as the host's sort gathers
 /// them, then counted by signature for their places and the pairs visited. The host then
 /// makes nothing of the other side but its copy into the upload (its signatures, words and
@@ -443,7 +443,9 @@ impl Sieve {
         let signs = device.takes_narrow_words();
         #[cfg(not(test))]
         let signs = true;
-        if signs && self.reads_records() && self.made == Made::Words {
+        // (with or without pivots: a batch holds one kind of words, and a sieve of
+        // another kind ends it)
+        if signs && self.seen.rest.len() <= 64 && self.made == Made::Words {
             if let Some(ticket) = device.take(&self.signing_work(others))? {
                 return Ok(Counted::Later(ticket));
             }
