@@ -28,7 +28,7 @@ use crate::found::Found;
 use crate::gpu::batch::Sums;
 #[cfg(doc)]
 use crate::gpu::batch::SPOT_EVERY;
-use crate::gpu::batch::{PairBatch, Sieved, Spot};
+use crate::gpu::batch::{PairBatch, Sieved, Spot, Visited};
 use crate::gpu::{Gpu, PairQueue};
 use crate::parallel::{lock, Workers};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
@@ -340,21 +340,21 @@ impl<'a> Feed<'a> {
                 most.fetch_max(sum, Ordering::Relaxed);
             }
             #[cfg(test)]
-            if let (Some(signed), true) = (self.shared.trial.signed, sieve.signed) {
+            if let (Some(signed), Visited::Gpu(_)) = (self.shared.trial.signed, sieve.visited) {
                 signed.fetch_add(1, Ordering::Relaxed);
             }
-            let visited = match sieve.signed {
-                true => sums.visited(k),
-                false => sieve.visited.unwrap_or(0),
+            let visited = match sieve.visited {
+                Visited::Host(visited) => visited,
+                Visited::Gpu(_) => sums.visited(k),
             };
-            let disjoint = visited.checked_sub(sum);
-            if disjoint.is_none() && failed.is_none() {
-                failed = Some(format!("{sum} clashes of {visited} pairs"));
-            }
-            if let (true, Some(cpu)) = (sieve.signed, sieve.visited) {
+            if let Visited::Gpu(Some(cpu)) = sieve.visited {
                 if cpu != visited && failed.is_none() {
                     failed = Some(format!("{visited} pairs visited, the CPU's {cpu}"));
                 }
+            }
+            let disjoint = visited.checked_sub(sum);
+            if disjoint.is_none() && failed.is_none() {
+                failed = Some(format!("{sum} clashes of {visited} pairs"));
             }
             counted.insert(sieve.ticket, disjoint);
         }
@@ -617,7 +617,7 @@ mod tests {
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert!(executed.gpu_dispatches > 0, "{executed:?}");
             assert_eq!(on_gpu, cpu, "wide words: {wide_words}");
-            // narrow words: the GPU signed the other side of sieves with pivots
+            // narrow words: the GPU signed the other side
             let signed = signed.load(Ordering::Relaxed);
             assert_eq!(signed > 0, !wide_words, "{signed} sieves signed");
             // the GPU's counts were used: no spot check disagreed

@@ -39,14 +39,22 @@ pub enum Spot {
     Every(usize),
 }
 
-/// One sieve of a batch: the pairs its patterns' reaches visit (where the GPU signs its
-/// other side and adds them up, `signed`, those of the batch's first sieve worked out on
-/// the CPU as a spot check, the rest `None`), and the ticket it was given.
+/// One sieve of a batch: the pairs its patterns' reaches visit, and the ticket it was
+/// given.
 #[derive(Clone, Copy, Debug)]
 pub struct Sieved {
-    pub visited: Option<u64>,
-    pub signed: bool,
+    pub visited: Visited,
     pub ticket: u64,
+}
+
+/// Who adds up the pairs a sieve's reaches visit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visited {
+    /// The host, from the other side it signed: these.
+    Host(u64),
+    /// The GPU, which signed the other side ([`Sums::visited`]); where this is the
+    /// batch's first sieve, the CPU's answer to check it by.
+    Gpu(Option<u64>),
 }
 
 /// Sieves gathered for one dispatch (their tables or words go straight to the GPU's upload:
@@ -228,14 +236,13 @@ impl PairBatch {
                 .map(|at| (Spot::Every(at / SPOT_EVERY), at - first)),
         );
         (self.checks).extend(spots.map(|(spot, i)| (spot, work.clashes_of(i))));
-        let signed = work.signing.is_some();
         self.sieves.push(Sieved {
-            // (a pass over the sieve's patterns: the first of a batch of hundreds)
-            visited: match (signed, sieve) {
-                (true, 0) => Some(work.visited_as_signed()),
-                _ => work.visited,
+            visited: match work.visited {
+                Some(visited) => Visited::Host(visited),
+                // (a pass over the sieve's patterns: the first of a batch of hundreds)
+                None if sieve == 0 => Visited::Gpu(Some(work.visited_as_signed())),
+                None => Visited::Gpu(None),
             },
-            signed,
             ticket,
         });
     }

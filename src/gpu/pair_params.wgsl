@@ -9,7 +9,8 @@ struct Params {
     lookups: u32,
     // the stored blocks of the batch (the tables to make, where it was sent words)
     blocks: u32,
-    // words a pattern of the other side takes: NARROW_WORDS or DENSE_WORDS + 1
+    // words a pattern of the other side takes once in signature order: NARROW_WORDS or
+    // DENSE_WORDS + 1 (sent as it came, RAW_WORDS, where the GPU signs it: sign.wgsl)
     pattern_words: u32,
     // 1 where the GPU put the other side in signature order (order.wgsl): the pair kernel
     // knows the patterns it spot-checks by where they came

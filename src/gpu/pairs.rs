@@ -1,5 +1,7 @@
 //! The quadrant engine's pair count on a GPU: a batch of loaded sieves' lookup tables, or
-//! their stored patterns' dense words, reaches and the other side's dense words uploaded;
+//! their stored patterns' dense words, reaches and the other side's dense words uploaded
+//! (over a bus, where they are narrow, its patterns as they came instead, which the GPU
+//! signs, counts by signature and places first: `sign.wgsl`, `places.wgsl`);
 //! where it was sent words, the GPU puts the other side in signature order (`order.wgsl`),
 //! groups the stored words (`group.wgsl`) and makes the tables (`tables.wgsl`: a workgroup
 //! a block transposes them into slices and fills the lookups); then an invocation a

@@ -73,8 +73,10 @@ fn main(
         let anti = u64(raw[at + 2u]) | (u64(raw[at + 3u]) << 32u);
         // (a mask of 64 main diagonals leaves no anti-diagonal: a shift by 64 then
         // shifts 0)
-        let rest = extract(main, word_at(r + 2u)) | (extract(anti, word_at(r + 4u)) << signing[r + 6u]);
-        let pivots = extract(main, word_at(r + 7u)) | (extract(anti, word_at(r + 9u)) << signing[r + 11u]);
+        let rest_anti = extract(anti, word_at(r + 4u)) << signing[r + 6u];
+        let rest = extract(main, word_at(r + 2u)) | rest_anti;
+        let pivots_anti = extract(anti, word_at(r + 9u)) << signing[r + 11u];
+        let pivots = extract(main, word_at(r + 7u)) | pivots_anti;
         let signature = gathered[signing[r + 12u] + u32(pivots)];
         let to = NARROW_WORDS * i;
         signed[to] = u32(rest);

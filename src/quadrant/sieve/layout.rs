@@ -47,6 +47,11 @@ impl Seen {
         self.pivot_lookups * TABLE_BITS as usize
     }
 
+    /// Whether a pattern's bits past the pivots fit 64 (its words are narrow).
+    pub(super) fn narrow(&self) -> bool {
+        self.rest.len() <= 64
+    }
+
     /// Bits of the dense word, padding included.
     pub(super) fn bits(&self) -> usize {
         self.pivot_bits() + self.rest.len()
@@ -546,7 +551,7 @@ impl Sieve {
     /// [`Sieve::order`]) rather than as patterns: where it is grouped and the seen
     /// diagonals other than the pivots fit one word.
     pub(super) fn reads_records(&self) -> bool {
-        self.pivots.count > 0 && self.seen.rest.len() <= 64
+        self.pivots.count > 0 && self.seen.narrow()
     }
 }
 

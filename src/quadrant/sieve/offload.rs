@@ -295,20 +295,14 @@ impl PairWork<'_> {
     fn dense_of(&self, i: usize) -> (u128, usize) {
         if let Some(signing) = &self.signing {
             let (rest, signature) = signing.sign(i);
-            let head = self.heads[signature];
-            let dense =
-                u128::from(head & ((1 << REST_AT) - 1)) | u128::from(rest) << (head >> REST_AT);
-            return (dense, signature);
+            return (narrow_dense(self.heads[signature], rest.into()), signature);
         }
         let words = &self.patterns[i * self.pattern_words..][..self.pattern_words];
         let (bits, signature) = words.split_at(self.pattern_words - 1);
         let bits = wide_word(bits);
         let signature = signature[0] as usize;
         let dense = match self.pattern_words {
-            NARROW_WORDS => {
-                let head = self.heads[signature];
-                u128::from(head & ((1 << REST_AT) - 1)) | bits << (head >> REST_AT)
-            }
+            NARROW_WORDS => narrow_dense(self.heads[signature], bits),
             _ => bits,
         };
         (dense, signature)
@@ -374,6 +368,12 @@ impl Writes for DeviceWords<'_> {
 #[inline(always)]
 fn narrow_words(rest: u64, s: Signature) -> [u32; NARROW_WORDS] {
     [rest as u32, (rest >> 32) as u32, u32::from(s)]
+}
+
+/// The dense word of a narrow pattern of head `head` ([`Sieve::head`]) whose bits past the
+/// pivots are `rest`.
+fn narrow_dense(head: u32, rest: u128) -> u128 {
+    u128::from(head & ((1 << REST_AT) - 1)) | rest << (head >> REST_AT)
 }
 
 /// The dense word of 32-bit `words`, the lowest first.
@@ -445,7 +445,7 @@ impl Sieve {
         let signs = true;
         // (with or without pivots: a batch holds one kind of words, and a sieve of
         // another kind ends it)
-        if signs && self.seen.rest.len() <= 64 && self.made == Made::Words {
+        if signs && self.seen.narrow() && self.made == Made::Words {
             if let Some(ticket) = device.take(&self.signing_work(others))? {
                 return Ok(Counted::Later(ticket));
             }
@@ -516,8 +516,7 @@ impl Sieve {
     ) -> PairWork<'a> {
         let seen = &self.seen;
         let pivot_bits = seen.pivot_bits() as u32;
-        // (a pivot lookup's bits, at most 15, and the rest's start fit a head)
-        let narrow = seen.rest.len() <= 64;
+        let narrow = seen.narrow();
         let pattern_words = if narrow { NARROW_WORDS } else { WIDE_WORDS };
         let mut patterns = Vec::with_capacity(match written {
             Some(_) => 0,
@@ -527,9 +526,8 @@ impl Sieve {
         let mut visited = 0u64;
         for (group, bounds) in start.windows(2).enumerate() {
             visited += self.covered[group] * (bounds[1] - bounds[0]) as u64;
-            let gathered = seen.signature.gathered_of(group as Signature);
             if narrow {
-                heads.push(gathered as u32 | pivot_bits << REST_AT);
+                heads.push(self.head(group));
             }
             if written.is_some() {
                 continue;
@@ -583,11 +581,7 @@ impl Sieve {
     /// they came, with what it gathers them by.
     fn signing_work<'a>(&'a self, others: &'a [Pattern]) -> PairWork<'a> {
         let seen = &self.seen;
-        let pivot_bits = seen.pivot_bits() as u32;
-        let groups = self.reach_at.len() - 1;
-        let heads = (0..groups)
-            .map(|s| seen.signature.gathered_of(s as Signature) as u32 | pivot_bits << REST_AT)
-            .collect();
+        let heads = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
         PairWork {
             disjoint_narrow: super::portable::disjoint_narrow,
             lookups: self.lookups as u32,
@@ -609,6 +603,14 @@ impl Sieve {
                 covered: self.covered.iter().map(|&c| c as u32).collect(),
             }),
         }
+    }
+
+    /// Signature `s`'s head ([`PairWork::heads`]) where the words are narrow: its pivots'
+    /// dense bits, and where the rest starts (a pivot lookup's bits, at most 15, and the
+    /// rest's start fit one).
+    fn head(&self, s: usize) -> u32 {
+        let gathered = self.seen.signature.gathered_of(s as Signature);
+        gathered as u32 | (self.seen.pivot_bits() as u32) << REST_AT
     }
 
     /// What a device is sent of the stored blocks.

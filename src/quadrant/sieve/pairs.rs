@@ -31,7 +31,7 @@ pub(super) fn count_body<const COMPACT: bool, const BATCHED: bool>(
         impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
     ),
 ) -> Option<u64> {
-    match (sieve.reads_records(), sieve.seen.rest.len() <= 64) {
+    match (sieve.reads_records(), sieve.seen.narrow()) {
         (true, _) => count_pairs::<true, true, COMPACT, BATCHED>(sieve, others, stop, loops),
         (false, true) => count_pairs::<false, true, COMPACT, BATCHED>(sieve, others, stop, loops),
         (false, false) => count_pairs::<false, false, COMPACT, BATCHED>(sieve, others, stop, loops),
