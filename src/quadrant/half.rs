@@ -112,38 +112,49 @@ impl Halves {
         kept: &'a mut Kept,
     ) -> Result<Parts<'a>, TryReserveError> {
         time(Stage::Joins, || {
-            let source = match self {
-                Halves::Tables { north, south } => {
-                    let region = north.region();
-                    let north_rows = rows & region.row_mask();
-                    let width = region.cols as u32;
-                    let mut cells = subsets(width, north_rows.count_ones());
-                    let south_rows = rows & !north_rows;
-                    let lower = if avoid == Pattern::default() {
-                        south.row_set(south_rows)?
-                    } else {
-                        Held::Borrowed(kept.of(south, (south_rows, avoid), pairs)?)
-                    };
-                    Source::Tables {
-                        region,
-                        upper: north.row_set(north_rows)?,
-                        lower,
-                        cell: cells.next(),
-                        cells,
-                        all: (1usize << width) - 1,
-                        avoid,
-                        pairs,
-                    }
-                }
-                Halves::Search { .. } => {
-                    let west_cols = (1u64 << (n / 2)) - 1;
-                    let mut searched = Vec::new();
-                    by_search(n, rows, west_cols, avoid, &mut searched)?;
-                    Source::Searched(searched)
-                }
-            };
-            Ok(Parts { source, next: 0 })
+            self.parts_untimed(n, (rows, avoid), pairs, kept)
         })
+    }
+
+    /// [`Halves::parts`].
+    fn parts_untimed<'a>(
+        &'a self,
+        n: usize,
+        (rows, avoid): (u64, Pattern),
+        pairs: PairKernel,
+        kept: &'a mut Kept,
+    ) -> Result<Parts<'a>, TryReserveError> {
+        let source = match self {
+            Halves::Tables { north, south } => {
+                let region = north.region();
+                let north_rows = rows & region.row_mask();
+                let width = region.cols as u32;
+                let mut cells = subsets(width, north_rows.count_ones());
+                let south_rows = rows & !north_rows;
+                let lower = if avoid == Pattern::default() {
+                    south.row_set(south_rows)?
+                } else {
+                    Held::Borrowed(kept.of(south, (south_rows, avoid), pairs)?)
+                };
+                Source::Tables {
+                    region,
+                    upper: north.row_set(north_rows)?,
+                    lower,
+                    cell: cells.next(),
+                    cells,
+                    all: (1usize << width) - 1,
+                    avoid,
+                    pairs,
+                }
+            }
+            Halves::Search { .. } => {
+                let west_cols = (1u64 << (n / 2)) - 1;
+                let mut searched = Vec::new();
+                by_search(n, rows, west_cols, avoid, &mut searched)?;
+                Source::Searched(searched)
+            }
+        };
+        Ok(Parts { source, next: 0 })
     }
 }
 
@@ -182,69 +193,76 @@ impl Parts<'_> {
         out: &mut Vec<Pattern>,
         most: usize,
     ) -> Result<bool, TryReserveError> {
-        time(Stage::Joins, || {
-            match &mut self.source {
-                Source::Tables {
-                    region,
-                    upper,
-                    lower,
-                    cell,
-                    cells,
-                    all,
-                    avoid,
-                    pairs,
-                } => {
-                    // whole cells are joined a batch at a time, with room for every pair each
-                    // makes; a cell that does not fit whole, a part of it at a time
-                    let mut batch: [Cell; BATCH] = [(&[], &[]); BATCH];
-                    let (mut batched, mut candidates) = (0, 0);
-                    while let Some(chosen) = *cell {
-                        let above = &upper.set().cell(chosen as usize)[self.next..];
-                        let below = lower.set().cell(*all & !(chosen as usize));
-                        let whole = above.len().saturating_mul(below.len());
-                        if whole <= most.saturating_sub(out.len() + candidates) {
-                            if whole > 0 {
-                                batch[batched] = (above, below);
-                                (batched, candidates) = (batched + 1, candidates + whole);
-                            }
-                            if batched == BATCH {
-                                pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
-                                (batched, candidates) = (0, 0);
-                            }
-                            *cell = cells.next();
-                            self.next = 0;
-                            continue;
+        time(Stage::Joins, || self.fill_untimed(out, most))
+    }
+
+    /// [`Parts::fill`].
+    fn fill_untimed(
+        &mut self,
+        out: &mut Vec<Pattern>,
+        most: usize,
+    ) -> Result<bool, TryReserveError> {
+        match &mut self.source {
+            Source::Tables {
+                region,
+                upper,
+                lower,
+                cell,
+                cells,
+                all,
+                avoid,
+                pairs,
+            } => {
+                // whole cells are joined a batch at a time, with room for every pair each
+                // makes; a cell that does not fit whole, a part of it at a time
+                let mut batch: [Cell; BATCH] = [(&[], &[]); BATCH];
+                let (mut batched, mut candidates) = (0, 0);
+                while let Some(chosen) = *cell {
+                    let above = &upper.set().cell(chosen as usize)[self.next..];
+                    let below = lower.set().cell(*all & !(chosen as usize));
+                    let whole = above.len().saturating_mul(below.len());
+                    if whole <= most.saturating_sub(out.len() + candidates) {
+                        if whole > 0 {
+                            batch[batched] = (above, below);
+                            (batched, candidates) = (batched + 1, candidates + whole);
                         }
-                        pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
-                        (batched, candidates) = (0, 0);
-                        let room = most.saturating_sub(out.len());
-                        if room == 0 {
-                            return Ok(true);
+                        if batched == BATCH {
+                            pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
+                            (batched, candidates) = (0, 0);
                         }
-                        // as many north placements as leave room for every pair they make (a
-                        // division only where the cell does not fit whole: it cost 4 % at N = 16)
-                        let taken = room.div_ceil(below.len()).min(above.len());
-                        pair_up(*pairs, (*region, &[(&above[..taken], below)]), *avoid, out)?;
-                        if taken == above.len() {
-                            *cell = cells.next();
-                            self.next = 0;
-                        } else {
-                            self.next += taken;
-                        }
+                        *cell = cells.next();
+                        self.next = 0;
+                        continue;
                     }
                     pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
-                    Ok(false)
+                    (batched, candidates) = (0, 0);
+                    let room = most.saturating_sub(out.len());
+                    if room == 0 {
+                        return Ok(true);
+                    }
+                    // as many north placements as leave room for every pair they make (a
+                    // division only where the cell does not fit whole: it cost 4 % at N = 16)
+                    let taken = room.div_ceil(below.len()).min(above.len());
+                    pair_up(*pairs, (*region, &[(&above[..taken], below)]), *avoid, out)?;
+                    if taken == above.len() {
+                        *cell = cells.next();
+                        self.next = 0;
+                    } else {
+                        self.next += taken;
+                    }
                 }
-                Source::Searched(patterns) => {
-                    let rest = &patterns[self.next..];
-                    let taken = most.saturating_sub(out.len()).min(rest.len());
-                    out.try_reserve(taken)?;
-                    out.extend_from_slice(&rest[..taken]);
-                    self.next += taken;
-                    Ok(self.next < patterns.len())
-                }
+                pair_up(*pairs, (*region, &batch[..batched]), *avoid, out)?;
+                Ok(false)
             }
-        })
+            Source::Searched(patterns) => {
+                let rest = &patterns[self.next..];
+                let taken = most.saturating_sub(out.len()).min(rest.len());
+                out.try_reserve(taken)?;
+                out.extend_from_slice(&rest[..taken]);
+                self.next += taken;
+                Ok(self.next < patterns.len())
+            }
+        }
     }
 }
 
