@@ -176,14 +176,15 @@ struct Sent {
 }
 
 /// One thread's GPU: the batch it builds, those it sent, the tickets it gave out, and what
-/// they counted (`None`: counted again on the CPU, the GPU having been dropped).
+/// they counted: the disjoint pairs and the patterns of the other side it joined (`None`:
+/// counted again on the CPU, the GPU having been dropped).
 struct Feed<'a> {
     shared: &'a Shared<'a>,
     gpu: &'a Gpu,
     batch: RefCell<PairBatch>,
     queue: RefCell<PairQueue<'a, Sent>>,
     next_ticket: Cell<u64>,
-    counted: RefCell<HashMap<u64, Option<u64>>>,
+    counted: RefCell<HashMap<u64, Option<(u64, u64)>>>,
     /// Bytes of tables or stored words, and of word lists, of the last batch it sent (what
     /// the next is given room for).
     last_bytes: Cell<[u64; 2]>,
@@ -209,7 +210,9 @@ impl PairDevice for Feed<'_> {
         let limit = self.gpu.buffer_limit();
         #[cfg(test)]
         let limit = shared.trial.most_bytes.unwrap_or(limit);
-        if PairBatch::default().largest_with(work) > limit {
+        let cells = work.signing.as_ref().and_then(|s| s.cells());
+        let quarters = cells.map_or([0, 0], |c| c.quarters().bytes());
+        if PairBatch::default().largest_with(work) > limit || quarters.iter().any(|&b| b > limit) {
             shared.too_large.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
@@ -297,9 +300,10 @@ impl<'a> Feed<'a> {
             sieves: batch.sieves.clone(),
             checks: std::mem::take(&mut batch.checks),
         };
+        // (the patterns the GPU joins are added as they come back)
         shared
             .patterns
-            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            .fetch_add((batch.len() - batch.joined_slots) as u64, Ordering::Relaxed);
         let sending = time(Stage::Send, || self.queue.borrow_mut().send(&batch, sent));
         sending.map_err(|e| self.gpu.pair_failure(e))?;
         batch.clear();
@@ -347,16 +351,27 @@ impl<'a> Feed<'a> {
                 Visited::Host(visited) => visited,
                 Visited::Gpu(_) => sums.visited(k),
             };
-            if let Visited::Gpu(Some(cpu)) = sieve.visited {
+            let patterns = match sieve.joins {
+                true => sums.patterns(k),
+                false => 0,
+            };
+            if let Visited::Gpu(Some((cpu, cpu_patterns))) = sieve.visited {
                 if cpu != visited && failed.is_none() {
                     failed = Some(format!("{visited} pairs visited, the CPU's {cpu}"));
+                }
+                let gpu_patterns = sums.patterns(k);
+                if gpu_patterns != cpu_patterns && failed.is_none() {
+                    failed = Some(format!(
+                        "{gpu_patterns} patterns of a sieve's other side, the CPU's {cpu_patterns}"
+                    ));
                 }
             }
             let disjoint = visited.checked_sub(sum);
             if disjoint.is_none() && failed.is_none() {
                 failed = Some(format!("{sum} clashes of {visited} pairs"));
             }
-            counted.insert(sieve.ticket, disjoint);
+            self.shared.patterns.fetch_add(patterns, Ordering::Relaxed);
+            counted.insert(sieve.ticket, disjoint.map(|d| (d, patterns)));
         }
         if let Some(what) = failed {
             for sieve in &sent.sieves {
@@ -450,7 +465,7 @@ impl<'a> Feed<'a> {
         let mut counted = self.counted.borrow_mut();
         let mut still = Vec::new();
         for (id, unit, gpu) in pending.drain(..) {
-            let known: Option<Vec<Option<u64>>> = (unit.tickets.iter())
+            let known: Option<Vec<Option<(u64, u64)>>> = (unit.tickets.iter())
                 .map(|t| counted.get(t).copied())
                 .collect();
             let Some(known) = known else {

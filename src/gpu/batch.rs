@@ -9,7 +9,9 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use crate::quadrant::{PairWork, BLOCK_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS};
+use crate::quadrant::{
+    PairWork, BLOCK_WORDS, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS,
+};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -27,8 +29,8 @@ pub const REACH_AT_WORDS: usize = 5;
 
 /// Words of a sieve's sums ([`Sums`]): its clashes' low and high words, its first
 /// pattern's clashes, and where the GPU signed its other side, the pairs visited (low and
-/// high words).
-pub const SUM_WORDS: usize = 5;
+/// high words) and its patterns (those it joined, where it joined them).
+pub const SUM_WORDS: usize = 6;
 
 /// A pattern whose clashes the GPU writes out besides its sieve's sum: a spot check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,12 +41,13 @@ pub enum Spot {
     Every(usize),
 }
 
-/// One sieve of a batch: the pairs its patterns' reaches visit, and the ticket it was
-/// given.
+/// One sieve of a batch: the pairs its patterns' reaches visit, the ticket it was given,
+/// and whether the GPU joins its other side.
 #[derive(Clone, Copy, Debug)]
 pub struct Sieved {
     pub visited: Visited,
     pub ticket: u64,
+    pub joins: bool,
 }
 
 /// Who adds up the pairs a sieve's reaches visit.
@@ -53,8 +56,9 @@ pub enum Visited {
     /// The host, from the other side it signed: these.
     Host(u64),
     /// The GPU, which signed the other side ([`Sums::visited`]); where this is the
-    /// batch's first sieve, the CPU's answer to check it by.
-    Gpu(Option<u64>),
+    /// batch's first sieve, the CPU's answers to check it by: the pairs visited and the
+    /// other side's patterns ([`Sums::patterns`]).
+    Gpu(Option<(u64, u64)>),
 }
 
 /// Sieves gathered for one dispatch (their tables or words go straight to the GPU's upload:
@@ -94,6 +98,14 @@ pub struct PairBatch {
     pub signing: Vec<u32>,
     pub gathered: Vec<u32>,
     pub covered: Vec<u32>,
+    /// Where the GPU joins the other side: each sieve's cells ([`CELL_WORDS`] each), their
+    /// candidates numbered in the batch (a batch joins every sieve or none), and how many
+    /// candidates those sieves have.
+    pub cells: Vec<u32>,
+    pub joins: bool,
+    pub joined_slots: usize,
+    /// Patterns (or candidates) of the other side.
+    slots: usize,
     /// The most lookups of a sieve of the batch.
     pub lookups: u32,
     pub sieves: Vec<Sieved>,
@@ -133,6 +145,11 @@ impl<'a> Sums<'a> {
             | u64::from(self.words[SUM_WORDS * sieve + 4]) << 32
     }
 
+    /// The patterns of the batch's sieve `sieve`'s other side, where the GPU signed it.
+    pub fn patterns(&self, sieve: usize) -> u64 {
+        u64::from(self.words[SUM_WORDS * sieve + 5])
+    }
+
     /// The clashes of the pattern `spot`.
     pub fn spot(&self, spot: Spot) -> u32 {
         match spot {
@@ -162,14 +179,15 @@ pub struct WordParts {
     pub signing: Range<u64>,
     pub gathered: Range<u64>,
     pub covered: Range<u64>,
+    pub cells: Range<u64>,
 }
 
 impl WordParts {
     /// The parts of lists of these lengths (in words): patterns, reach, reach_at, blocks,
-    /// signing, gathered, covered.
-    fn of(lengths: [usize; 7]) -> WordParts {
+    /// signing, gathered, covered, cells.
+    fn of(lengths: [usize; 8]) -> WordParts {
         let mut end = 0;
-        let [patterns, reach, reach_at, blocks, signing, gathered, covered] =
+        let [patterns, reach, reach_at, blocks, signing, gathered, covered, cells] =
             lengths.map(|words| {
                 let start = u64::next_multiple_of(end, PART_ALIGN);
                 end = start + 4 * words.max(1) as u64;
@@ -183,12 +201,13 @@ impl WordParts {
             signing,
             gathered,
             covered,
+            cells,
         }
     }
 
     /// Bytes of the buffer that holds them.
     pub fn len(&self) -> u64 {
-        self.covered.end
+        self.cells.end
     }
 }
 
@@ -212,25 +231,36 @@ impl PairBatch {
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
         let (sieve, first) = (self.sieves.len(), self.len());
+        let first_spot = first + work.first_spot();
         for (s, bounds) in work.reach_at.windows(2).enumerate() {
             let head = work.heads.get(s).copied().unwrap_or(0);
             let [start, end] = [bounds[0], bounds[1]].map(|at| reach_base + at);
-            (self.reach_at).extend([start, end, head, sieve as u32, first as u32]);
+            (self.reach_at).extend([start, end, head, sieve as u32, first_spot as u32]);
         }
         (self.other_cursors).extend(work.places.iter().map(|&place| (first + place) as u32));
+        let cells = work.signing.as_ref().and_then(|s| s.cells());
         if let Some(signing) = &work.signing {
             let base = self.signature_base() - work.heads.len() as u32;
-            let at = (first as u32, base, self.gathered.len() as u32);
+            let cells_at = (self.cells.len() / CELL_WORDS) as u32;
+            let at = (first as u32, base, self.gathered.len() as u32, cells_at);
             self.signing.extend(signing.record(at));
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
+            if let Some(cells) = cells {
+                self.cells.extend(cells.cell_words(first as u32).flatten());
+                self.joined_slots += work.len();
+            }
         }
-        debug_assert!(self.is_empty() || self.pattern_words == work.pattern_words);
+        debug_assert!(self.is_empty() || self.takes_words_of(work));
         self.pattern_words = work.pattern_words;
+        self.joins = cells.is_some();
         self.lookups = self.lookups.max(work.lookups);
-        self.pattern_data += work.len() * work.pattern_words;
+        if cells.is_none() {
+            self.pattern_data += work.len() * work.pattern_words;
+        }
+        self.slots += work.len();
         let spaced = (first.next_multiple_of(SPOT_EVERY)..first + work.len()).step_by(SPOT_EVERY);
-        let spots = std::iter::once((Spot::First(sieve), 0)).chain(
+        let spots = std::iter::once((Spot::First(sieve), work.first_spot())).chain(
             spaced
                 .filter(|&at| at > first)
                 .map(|at| (Spot::Every(at / SPOT_EVERY), at - first)),
@@ -244,14 +274,13 @@ impl PairBatch {
                 None => Visited::Gpu(None),
             },
             ticket,
+            joins: cells.is_some(),
         });
     }
 
-    /// Patterns in the batch.
+    /// Patterns in the batch (or candidates, where the GPU joins them).
     pub fn len(&self) -> usize {
-        (self.pattern_data)
-            .checked_div(self.pattern_words)
-            .unwrap_or(0)
+        self.slots
     }
 
     /// Whether the GPU signs the batch's other side.
@@ -272,9 +301,11 @@ impl PairBatch {
         (self.reach_at.len() / REACH_AT_WORDS) as u32
     }
 
-    /// Whether `work`'s words are the batch's kind (narrow or wide), or the batch is empty.
+    /// Whether `work`'s words are the batch's kind (narrow, wide, sent as they are or
+    /// joined on the GPU), or the batch is empty.
     pub fn takes_words_of(&self, work: &PairWork) -> bool {
-        self.is_empty() || self.pattern_words == work.pattern_words
+        let joins = work.signing.as_ref().is_some_and(|s| s.cells().is_some());
+        self.is_empty() || (self.pattern_words == work.pattern_words && self.joins == joins)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -290,8 +321,9 @@ impl PairBatch {
             &self.signing,
             &self.gathered,
             &self.covered,
+            &self.cells,
         ];
-        let [reach, reach_at, blocks, signing, gathered, covered] = lists.map(Vec::len);
+        let [reach, reach_at, blocks, signing, gathered, covered, cells] = lists.map(Vec::len);
         WordParts::of([
             self.pattern_data,
             reach,
@@ -300,20 +332,23 @@ impl PairBatch {
             signing,
             gathered,
             covered,
+            cells,
         ])
     }
 
     /// Bytes of the word lists with `work` added.
     pub fn word_bytes_with(&self, work: &PairWork) -> u64 {
         let signing = work.signing.as_ref();
+        let cells = signing.and_then(|s| s.cells());
         let words = WordParts::of([
-            self.pattern_data + work.len() * work.pattern_words,
+            self.pattern_data + cells.map_or(work.len() * work.pattern_words, |_| 0),
             self.reach.len() + work.reach.len(),
             self.reach_at.len() + REACH_AT_WORDS * work.reach_at.len(),
             self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
             self.signing.len() + signing.map_or(0, |_| SIGN_WORDS),
             self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),
             self.covered.len() + signing.map_or(0, |s| s.covered.len()),
+            self.cells.len() + cells.map_or(0, |c| CELL_WORDS * c.cell_words(0).len()),
         ]);
         words.len()
     }
@@ -355,6 +390,10 @@ impl PairBatch {
         self.signing.clear();
         self.gathered.clear();
         self.covered.clear();
+        self.cells.clear();
+        self.joins = false;
+        self.joined_slots = 0;
+        self.slots = 0;
         self.sieves.clear();
         self.checks.clear();
         self.lookups = 0;
@@ -367,7 +406,7 @@ mod tests {
 
     #[test]
     fn word_lists_lie_apart_each_aligned_and_never_empty() {
-        let parts = WordParts::of([5, 0, 3, 0, 0, 2, 0]);
+        let parts = WordParts::of([5, 0, 3, 0, 0, 2, 0, 0]);
         assert_eq!(parts.patterns, 0..20);
         assert_eq!(parts.reach, 256..260);
         assert_eq!(parts.reach_at, 512..524);
@@ -375,11 +414,13 @@ mod tests {
         assert_eq!(parts.signing, 1024..1028);
         assert_eq!(parts.gathered, 1280..1288);
         assert_eq!(parts.covered, 1536..1540);
-        assert_eq!(parts.len(), 1540);
-        let parts = WordParts::of([64, 64, 64, 8, 16, 16, 16]);
+        assert_eq!(parts.cells, 1792..1796);
+        assert_eq!(parts.len(), 1796);
+        let parts = WordParts::of([64, 64, 64, 8, 16, 16, 16, 4]);
         assert_eq!((parts.reach.start, parts.reach_at.start), (256, 512));
         assert_eq!(parts.blocks, 768..800);
         assert_eq!(parts.signing, 1024..1088);
         assert_eq!(parts.covered, 1536..1600);
+        assert_eq!(parts.cells, 1792..1808);
     }
 }

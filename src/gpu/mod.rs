@@ -11,6 +11,7 @@ pub(crate) mod batch;
 pub(crate) mod items;
 pub(crate) mod ledger;
 mod pairs;
+mod quarters;
 pub use pairs::PairQueue;
 mod trust;
 pub(crate) mod upload;
@@ -119,6 +120,8 @@ pub struct Gpu {
     shares_memory: bool,
     /// What the pair kernel's known-answer check found, once per process ([`Gpu::trust_pairs`]).
     pairs_trusted: OnceLock<Result<(), String>>,
+    /// The quarter tables it holds, to join the other side of sieves from.
+    quarters: quarters::Holding,
     /// The first error the device reported (a lost device, say), instead of wgpu's panic.
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -340,6 +343,7 @@ impl Gpu {
                 .min(limits.max_storage_buffer_binding_size),
             shares_memory,
             pairs_trusted: OnceLock::new(),
+            quarters: Mutex::default(),
             device,
             queue,
             info,
@@ -402,6 +406,7 @@ impl Gpu {
             workgroup: WORKGROUP,
             limit: self.buffer_limit,
             shares_memory: self.shares_memory,
+            quarters: &self.quarters,
         })
     }
 

@@ -27,12 +27,13 @@
 //! word lists when the batch is sent.
 
 use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SPOT_EVERY, SUM_WORDS};
+use crate::gpu::quarters::{held, Held, Holding};
 use crate::gpu::upload::{entry, le_bytes};
 use crate::quadrant::{
-    Made, PairWork, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS,
+    Made, PairWork, CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS,
 };
 use std::collections::VecDeque;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use wgpu::BufferUsages as Use;
 
 /// Patterns a lane of the pair kernel takes in a run, a workgroup's width apart (a
@@ -63,12 +64,15 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{LANE_RUN}", &LANE_RUN.to_string())
         .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
         .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
+        .replace("{CELL_WORDS}", &CELL_WORDS.to_string())
 }
 
-/// The other side's signing, places and order, the grouping of the stored words, the
-/// making of the tables, and the pair kernel.
+/// The other side's signing (of the patterns sent, or joined from the quarter tables),
+/// places and order, the grouping of the stored words, the making of the tables, and the
+/// pair kernel.
 pub(super) struct Kernels {
     sign: wgpu::ComputePipeline,
+    join: wgpu::ComputePipeline,
     places: wgpu::ComputePipeline,
     order: wgpu::ComputePipeline,
     group: wgpu::ComputePipeline,
@@ -93,8 +97,10 @@ pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
             cache: None,
         })
     };
+    let signing = |source: &str| [include_str!("signing.wgsl"), source].concat();
     Kernels {
-        sign: pipeline("sign.wgsl", include_str!("sign.wgsl")),
+        sign: pipeline("sign.wgsl", &signing(include_str!("sign.wgsl"))),
+        join: pipeline("join.wgsl", &signing(include_str!("join.wgsl"))),
         places: pipeline("places.wgsl", include_str!("places.wgsl")),
         order: pipeline("order.wgsl", include_str!("order.wgsl")),
         group: pipeline("group.wgsl", include_str!("group.wgsl")),
@@ -116,6 +122,8 @@ pub(super) struct Device<'a> {
     pub limit: u64,
     /// Whether the kernel may bind the buffers the host maps ([`Staged`]).
     pub shares_memory: bool,
+    /// The quarter tables it holds.
+    pub quarters: &'a Holding,
 }
 
 impl Device<'_> {
@@ -292,7 +300,7 @@ impl Slot {
         let (tables, patterns) = (batch.table_bytes, batch.len() as u64);
         if let Some(making) = self.making.as_mut() {
             let cursors = 4 * batch.cursors.len() as u64;
-            let ordered = 4 * batch.pattern_data as u64;
+            let ordered = 4 * (batch.ordered_words() * batch.len()) as u64;
             let signatures = 4 * batch.signature_base() as u64;
             let other_cursors = signatures.max(4 * batch.other_cursors.len() as u64);
             let signed = match batch.signs() {
@@ -323,7 +331,12 @@ impl Slot {
 
     /// The bind groups of a batch's passes in this slot: where the GPU makes the tables,
     /// the order's, the grouping's and the tables'; and the pairs'.
-    fn bind_groups(&self, gpu: &Device, parts: &WordParts, signs: bool) -> BindGroups {
+    fn bind_groups(
+        &self,
+        gpu: &Device,
+        parts: &WordParts,
+        (signs, joined): (bool, Option<&Held>),
+    ) -> BindGroups {
         let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
             binding,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -384,18 +397,33 @@ impl Slot {
         });
         // where the GPU signs the other side: signed and counted, then their places
         let signing = (self.making.as_ref().filter(|_| signs)).map(|making| {
-            let signing = bind(
-                "sign",
-                &kernels.sign,
-                &[
-                    entry(0, &self.params),
-                    words(1, &parts.patterns),
-                    entry(2, &making.signed),
-                    words(3, &parts.signing),
-                    words(4, &parts.gathered),
-                    entry(5, &making.counts),
-                ],
-            );
+            let shared = [
+                entry(0, &self.params),
+                entry(2, &making.signed),
+                words(3, &parts.signing),
+                words(4, &parts.gathered),
+                entry(5, &making.counts),
+            ];
+            let signing = match joined {
+                None => bind(
+                    "sign",
+                    &kernels.sign,
+                    &[shared.as_slice(), &[words(1, &parts.patterns)]].concat(),
+                ),
+                Some(held) => bind(
+                    "join",
+                    &kernels.join,
+                    &[
+                        shared.as_slice(),
+                        &[
+                            words(1, &parts.cells),
+                            entry(6, &held.north),
+                            entry(7, &held.south),
+                        ],
+                    ]
+                    .concat(),
+                ),
+            };
             let placing = bind(
                 "places",
                 &kernels.places,
@@ -470,6 +498,8 @@ pub struct PairQueue<'a, T> {
     device: Device<'a>,
     free: Vec<Slot>,
     filling: Option<Slot>,
+    /// The quarter tables the batch being built joins its other side from, if it does.
+    joins_from: Option<Arc<Held>>,
     sent: VecDeque<Sent<T>>,
     /// The last batch's sums, read back into memory kept from batch to batch.
     sums: Vec<u32>,
@@ -481,6 +511,7 @@ impl<'a, T> PairQueue<'a, T> {
             device,
             free: Vec::new(),
             filling: None,
+            joins_from: None,
             sent: VecDeque::new(),
             sums: Vec::new(),
         }
@@ -532,6 +563,12 @@ impl<'a, T> PairQueue<'a, T> {
         let range = slot.upload.host.slice(at..at + work.upload_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         view.copy_from_slice(&work.upload());
+        if let Some(cells) = work.signing.as_ref().and_then(|s| s.cells()) {
+            // nothing of the other side but its cells, sent with the word lists
+            let device = (self.device.device, self.device.queue);
+            self.joins_from = Some(held(device, self.device.quarters, cells.quarters()));
+            return Ok(());
+        }
         // (a mapped range starts at a multiple of 8 bytes; a pattern's words may not)
         let at = 4 * batch.pattern_data as u64;
         let from = at & !(wgpu::MAP_ALIGNMENT - 1);
@@ -605,14 +642,18 @@ impl<'a, T> PairQueue<'a, T> {
                 }
             }
         }
-        let binds = slot.bind_groups(gpu, &parts, signs);
+        let joined = self.joins_from.take().filter(|_| batch.joins);
+        let binds = slot.bind_groups(gpu, &parts, (signs, joined.as_deref()));
         let kernels = gpu.kernels;
         // the order (an invocation a pattern), the grouping and the tables (a workgroup a
         // block) in passes before the pairs': a pass sees what the one before wrote
         let per_pattern = patterns.div_ceil(gpu.workgroup);
         let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
         let signed = [
-            ("sign", &kernels.sign, per_pattern),
+            match batch.joins {
+                true => ("join", &kernels.join, per_pattern),
+                false => ("sign", &kernels.sign, per_pattern),
+            },
             ("places", &kernels.places, sieves.div_ceil(gpu.workgroup)),
         ];
         let made = [
@@ -727,6 +768,7 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
             (&parts.signing, &batch.signing),
             (&parts.gathered, &batch.gathered),
             (&parts.covered, &batch.covered),
+            (&parts.cells, &batch.cells),
         ] {
             let start = (at.start - lists.start) as usize;
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));

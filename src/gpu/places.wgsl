@@ -3,7 +3,9 @@
 // where the last one's end (the sieve's from its first pattern in the batch on), which
 // order.wgsl takes its cursors from, and adds up the pairs its patterns' reaches visit
 // (each signature's patterns times the stored patterns it covers), which the host's
-// receiving takes, with the pair kernel's clashes, for the sieve's disjoint pairs.
+// receiving takes, with the pair kernel's clashes, for the sieve's disjoint pairs, and
+// its patterns (where it was joined here, join.wgsl, less the candidates that were none,
+// its last signature's), which are nodes of the unit.
 
 // (`params`: pair_params.wgsl)
 @group(0) @binding(1) var<storage, read> signing: array<u32>;
@@ -12,7 +14,8 @@
 @group(0) @binding(3) var<storage, read> covered: array<u32>;
 // each signature's first place (order.wgsl's cursors)
 @group(0) @binding(4) var<storage, read_write> cursors: array<u32>;
-// sieve k's pairs visited at sums[S k + 3..S k + 5] (S: SUM_WORDS)
+// sieve k's pairs visited at sums[S k + 3..S k + 5] (S: SUM_WORDS), its patterns at
+// sums[S k + 5]
 @group(0) @binding(5) var<storage, read_write> sums: array<u32>;
 
 const WG: u32 = {WG}u;
@@ -28,13 +31,20 @@ fn main(
         let r = SIGN_WORDS * k;
         var at = signing[r];
         let base = signing[r + 1u];
+        let end = base + signing[r + 13u];
         var visited = 0lu;
-        for (var s = base; s < base + signing[r + 13u]; s++) {
+        for (var s = base; s < end; s++) {
             cursors[s] = at;
             at += counts[s];
             visited += u64(counts[s]) * u64(covered[s]);
         }
+        var patterns = at - signing[r];
+        if signing[r + 15u] != 0u {
+            // joined here: the last signature's are no patterns
+            patterns -= counts[end - 1u];
+        }
         sums[SUM_WORDS * k + 3u] = u32(visited);
         sums[SUM_WORDS * k + 4u] = u32(visited >> 32u);
+        sums[SUM_WORDS * k + 5u] = patterns;
     }
 }

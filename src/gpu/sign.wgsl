@@ -1,65 +1,7 @@
-// The quadrant engine's other side signed on a GPU over a bus, before it is put in
-// signature order (order.wgsl): the host sends each pattern as its joins made it (its
-// diagonals), with each sieve's masks, and an invocation a pattern gathers what the host's
-// sort would have (src/quadrant/sieve/offload.rs, `Signing`): its bits on the seen
-// diagonals past the pivots, packed low (main diagonals, then anti-diagonals), and its
-// pivots' bits, whose value's signature the sieve's list gives; it writes them as the
-// host would have written its narrow words and counts its signature's patterns
-// (places.wgsl makes their places of the counts).
+// The other side's patterns sent as the host's joins made them, signed (signing.wgsl).
 
-// (`params`: pair_params.wgsl)
 // each pattern as it came: its main diagonals (low word, high word), its anti-diagonals
 @group(0) @binding(1) var<storage, read> raw: array<u32>;
-// each pattern's narrow words: its bits past the pivots (low word, high word), its
-// signature in the batch
-@group(0) @binding(2) var<storage, read_write> signed: array<u32>;
-// each sieve's record (SIGN_WORDS words): its first pattern and signature in the batch,
-// the rest's masks and main diagonals, the pivots' masks and main diagonals, where its
-// gathered values' signatures start in `gathered`, its signatures
-@group(0) @binding(3) var<storage, read> signing: array<u32>;
-@group(0) @binding(4) var<storage, read> gathered: array<u32>;
-// the patterns of each signature of the batch (zeroed before the pass)
-@group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
-
-const WG: u32 = {WG}u;
-const SIGN_WORDS: u32 = {SIGN_WORDS}u;
-const RAW_WORDS: u32 = {RAW_WORDS}u;
-const NARROW_WORDS: u32 = {NARROW_WORDS}u;
-
-// The bits of `x` at the bits of `mask`, packed low (`pext`), a bit of the mask at a time.
-fn extract(x: u64, mask: u64) -> u64 {
-    var out = 0lu;
-    var m = mask;
-    var bit = 0u;
-    while m != 0lu {
-        let lowest = m & (~m + 1lu);
-        if (x & lowest) != 0lu {
-            out |= 1lu << bit;
-        }
-        bit += 1u;
-        m &= m - 1lu;
-    }
-    return out;
-}
-
-fn word_at(at: u32) -> u64 {
-    return u64(signing[at]) | (u64(signing[at + 1u]) << 32u);
-}
-
-// The sieve whose patterns hold pattern `i`: the last whose first is at most `i`.
-fn sieve_of(i: u32) -> u32 {
-    var low = 0u;
-    var high = params.sieves;
-    while high - low > 1u {
-        let middle = (low + high) / 2u;
-        if signing[SIGN_WORDS * middle] <= i {
-            low = middle;
-        } else {
-            high = middle;
-        }
-    }
-    return low;
-}
 
 @compute @workgroup_size(WG)
 fn main(
@@ -67,21 +9,9 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
-        let r = SIGN_WORDS * sieve_of(i);
         let at = RAW_WORDS * i;
         let main = u64(raw[at]) | (u64(raw[at + 1u]) << 32u);
         let anti = u64(raw[at + 2u]) | (u64(raw[at + 3u]) << 32u);
-        // (a mask of 64 main diagonals leaves no anti-diagonal: a shift by 64 then
-        // shifts 0)
-        let rest_anti = extract(anti, word_at(r + 4u)) << signing[r + 6u];
-        let rest = extract(main, word_at(r + 2u)) | rest_anti;
-        let pivots_anti = extract(anti, word_at(r + 9u)) << signing[r + 11u];
-        let pivots = extract(main, word_at(r + 7u)) | pivots_anti;
-        let signature = gathered[signing[r + 12u] + u32(pivots)];
-        let to = NARROW_WORDS * i;
-        signed[to] = u32(rest);
-        signed[to + 1u] = u32(rest >> 32u);
-        signed[to + 2u] = signature;
-        atomicAdd(&counts[signature], 1u);
+        sign(i, SIGN_WORDS * sieve_of(i), main, anti);
     }
 }

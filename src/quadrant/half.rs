@@ -2,6 +2,7 @@
 //! search over the rows where the tables did not fit.
 
 use super::cache::{Lent, RowSets};
+use super::cells::{Joinable, Quarters};
 use super::join::{pair_up, Cell};
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern, Region, Stored};
@@ -99,6 +100,19 @@ impl<P: Stored> Table<P> {
 }
 
 impl Halves {
+    /// The half of `n`×`n` with queens on `rows` and every west column, none on a diagonal
+    /// of `avoid`, as the cells that join it, where both tables are whole (a device holds
+    /// them).
+    pub(super) fn joinable(&self, (rows, avoid): (u64, Pattern)) -> Option<Joinable<'_>> {
+        match self {
+            Halves::Tables {
+                north: Table::Whole(north),
+                south: Table::Whole(south),
+            } => Some(Joinable::new(Quarters { north, south }, (rows, avoid))),
+            _ => None,
+        }
+    }
+
     /// The patterns of the half of an `n`×`n` board with queens on `rows` and on every west
     /// column, none on a diagonal of `avoid`, on the loop `pairs` (the east half is built
     /// there too, moved west), to be had a part at a time ([`Parts::fill`]); an error when

@@ -17,6 +17,7 @@
 //! the other engines, and the plan of any N takes no memory.
 
 mod cache;
+mod cells;
 mod half;
 mod join;
 mod pair_kernel;
@@ -43,6 +44,8 @@ use quarter::Quarter;
 pub(crate) use sieve::PairDevice;
 // what the GPU's pair count takes
 #[cfg(feature = "gpu")]
+pub(crate) use cells::{Quarters, CELL_WORDS};
+#[cfg(feature = "gpu")]
 pub(crate) use sieve::{Made, PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES};
 #[cfg(feature = "gpu")]
 pub(crate) use sieve::{NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS};
@@ -51,7 +54,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use units::{Ids, Unit};
 pub(crate) use work::Pending;
-use work::{Pairs, Work};
+use work::{Pairs, PartSizes, Work};
 
 /// The largest board the quadrant engine takes: its work grows 7 to 15 times a board (N = 26
 /// about 15,000 core-hours, N = 27 about 100,000), so N = 28, an even step, would take a
@@ -73,14 +76,6 @@ const MOST_HELD: PartSizes = PartSizes {
     sliced: 1 << 22,
     other: 1 << 23,
 };
-
-/// The least sliced part [`PartSizes::within`] gives (2^20: a thread holds about 350 MB).
-const LEAST_SLICED: usize = 1 << 20;
-
-/// Bytes a thread holds for each pattern of its sliced part (the part, its sorted copy and
-/// the sieve's tables), and for each of its other part (the part and its ordered copy).
-const SLICED_BYTES: u64 = 80;
-const OTHER_BYTES: u64 = 32;
 
 /// The largest north table always kept whole (N = 20 and 21's take 64.5 MB, N = 22 and 23's
 /// 551 MB). The north rows change from unit to unit, so a larger one is kept whole only for a
@@ -180,35 +175,6 @@ pub struct Layout {
 thread_local! {
     /// Per-thread buffers, reused from unit to unit.
     static WORK: RefCell<Work> = RefCell::new(Work::default());
-}
-
-/// The most patterns of a unit's halves held at once: a part of the half that is sliced,
-/// and one of the other half.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PartSizes {
-    sliced: usize,
-    other: usize,
-}
-
-impl PartSizes {
-    /// The longest sliced part, down to [`LEAST_SLICED`] (or `self`'s, if less), for which
-    /// `threads` threads hold at most `bytes` in all.
-    fn within(self, bytes: u64, threads: usize) -> PartSizes {
-        let holds = |sliced: usize| {
-            (sliced as u64 * SLICED_BYTES + self.other as u64 * OTHER_BYTES) * threads as u64
-        };
-        let mut sliced = self.sliced;
-        while sliced > LEAST_SLICED && holds(sliced) > bytes {
-            sliced /= 2;
-        }
-        PartSizes { sliced, ..self }
-    }
-}
-
-/// How far east of the west half the east half lies: it is built in the west half's
-/// columns, moved west this far.
-fn east_shift(n: usize) -> usize {
-    n - n / 2
 }
 
 impl Layout {
@@ -386,6 +352,7 @@ impl Layout {
                 disjoint,
                 patterns,
                 tickets,
+                patterns_of,
             }) = time(Stage::Unit, count)?
             else {
                 return Ok(None);
@@ -402,6 +369,7 @@ impl Layout {
                 found,
                 weight,
                 tickets,
+                patterns_of,
             }))
         })
     }
@@ -553,6 +521,7 @@ pub(crate) fn check_n(n: usize) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests {
+    use super::work::{LEAST_SLICED, OTHER_BYTES, SLICED_BYTES};
     use super::*;
     use crate::kernel::KernelChoice;
 
@@ -733,6 +702,73 @@ mod tests {
                     agree_by_rows(&layout, id);
                     counted += 1;
                 }
+            }
+        }
+    }
+
+    use std::cell::{Cell, RefCell};
+    use std::collections::HashMap;
+
+    /// A device on the CPU that takes words and joins the other side where it is handed
+    /// cells, counting each sieve from the work it is handed (as a GPU over a bus is), and
+    /// declines every `declines`th sieve.
+    struct Joiner {
+        declines: usize,
+        taken: Cell<usize>,
+        joined: Cell<usize>,
+        counted: RefCell<HashMap<u64, (u64, u64)>>,
+    }
+
+    impl PairDevice for Joiner {
+        fn takes(&self) -> Made {
+            Made::Words
+        }
+
+        fn take(&self, work: &PairWork) -> Result<Option<u64>, Error> {
+            let ticket = self.taken.get() as u64;
+            self.taken.set(self.taken.get() + 1);
+            if self.declines > 0 && (ticket as usize).is_multiple_of(self.declines) {
+                return Ok(None);
+            }
+            let clashes: u64 = (0..work.len()).map(|i| u64::from(work.clashes_of(i))).sum();
+            let joins = work.signing.as_ref().is_some_and(|s| s.cells().is_some());
+            let (visited, patterns) = match work.visited {
+                Some(visited) => (visited, 0),
+                None => work.visited_as_signed(),
+            };
+            let patterns = if joins { patterns } else { 0 };
+            self.joined.set(self.joined.get() + usize::from(joins));
+            let counted = (visited - clashes, patterns);
+            self.counted.borrow_mut().insert(ticket, counted);
+            Ok(Some(ticket))
+        }
+    }
+
+    /// Units counted with a device that joins their east halves from the cells (declining
+    /// some sieves, which are then joined and counted here) count as on the CPU alone, their
+    /// nodes too.
+    #[test]
+    fn units_joined_by_a_device_count_as_on_the_cpu() {
+        let never = AtomicBool::new(false);
+        let pairs = PairKernel::best();
+        for (n, step) in [(8, 1), (11, 1), (12, 3), (13, 7), (16, 401)] {
+            let layout = Layout::new(n);
+            for declines in [0, 3] {
+                let device = Joiner {
+                    declines,
+                    taken: Cell::new(0),
+                    joined: Cell::new(0),
+                    counted: RefCell::default(),
+                };
+                for id in (0..layout.len()).step_by(step) {
+                    let cpu = layout.count_unit(id, pairs, &never).unwrap().unwrap();
+                    let on = layout.count_unit_on(id, (pairs, Some(&device)), &never);
+                    let pending = on.unwrap().unwrap();
+                    let counted = device.counted.borrow();
+                    let got = pending.finish(|t| counted[&t]);
+                    assert_eq!(got, cpu, "n = {n}, unit {id}, declining every {declines}");
+                }
+                assert!(device.joined.get() > 0, "n = {n}: no sieve joined");
             }
         }
     }

@@ -132,6 +132,12 @@ impl Stored for Packed {
 }
 
 impl Packed {
+    /// Its main and anti-diagonal words, as stored.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn words(self) -> (u32, u32) {
+        (self.main, self.anti)
+    }
+
     /// The board pattern of a placement of `region`.
     #[inline(always)]
     pub(crate) fn unpack(self, region: Region) -> Pattern {

@@ -80,15 +80,16 @@ impl Pivots {
     /// The diagonals occupied most often on both sides, strongest first: a pair clashes on
     /// diagonal `d` about as often as the product of the two sides' rates. Where the pairs
     /// are many, chosen on sampled pairs instead ([`Pivots::choose_on_pairs`]).
+    /// `others` may be a sample of the other side, of `others_len` patterns in all.
     pub(super) fn choose(
         count: usize,
         stored: &[Pattern],
-        (others, shift): (&[Pattern], Shift),
+        (others, others_len, shift): (&[Pattern], usize, Shift),
     ) -> Pivots {
         if count == 0 {
             return Pivots::default();
         }
-        let pairs = stored.len() as u64 * others.len() as u64;
+        let pairs = stored.len() as u64 * others_len as u64;
         if pairs >= ON_PAIRS_FROM << 6 {
             return Pivots::choose_on_pairs::<16>(count, stored, (others, shift));
         }
@@ -536,7 +537,7 @@ mod tests {
         let all = Pivots::choose_on_pairs::<16>(5, &side, (&side, Shift::default()));
         assert_eq!(all.count, 2);
         // the rates alone take 0 and 1 (too few pairs to be chosen on pairs)
-        let by_rates = Pivots::choose(2, &side, (&side, Shift::default()));
+        let by_rates = Pivots::choose(2, &side, (&side, side.len(), Shift::default()));
         let mains: Vec<u64> = by_rates.mask[..by_rates.count]
             .iter()
             .map(|m| m.main)

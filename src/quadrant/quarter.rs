@@ -28,6 +28,9 @@ pub(crate) struct Quarter<P> {
     region: Region,
     /// The placements on the quarter's rows `r` (bit `i`: row `row0 + i`) at `by_rows[r]`.
     by_rows: Vec<RowSet<P>>,
+    /// Where row set `r`'s placements start in the table laid out flat, the row sets in
+    /// turn ([`Quarter::placements`]): what a device that holds the table finds a cell by.
+    flat_at: Vec<u32>,
 }
 
 /// The placements of a quarter on one set of its rows, by the columns they take.
@@ -210,9 +213,18 @@ impl<P: Stored> Quarter<P> {
         }
         let mut sets: Vec<(usize, RowSet<P>)> = built.into_iter().flatten().collect();
         sets.sort_unstable_by_key(|&(rows, _)| rows);
+        let by_rows: Vec<RowSet<P>> = sets.into_iter().map(|(_, set)| set).collect();
+        let flat_at = (by_rows.iter())
+            .scan(0u32, |at, set| {
+                let start = *at;
+                *at += set.patterns.len() as u32;
+                Some(start)
+            })
+            .collect();
         Ok(Some(Quarter {
             region,
-            by_rows: sets.into_iter().map(|(_, set)| set).collect(),
+            by_rows,
+            flat_at,
         }))
     }
 }
@@ -226,6 +238,25 @@ impl<P> Quarter<P> {
     /// The region the table covers.
     pub(crate) fn region(&self) -> Region {
         self.region
+    }
+
+    /// Where the placements on the board rows `rows` and the quarter's columns `cols` start
+    /// in the table laid out flat ([`Quarter::placements`]).
+    pub(crate) fn flat_place(&self, rows: u64, cols: usize) -> u32 {
+        let r = self.region.local_rows(rows);
+        self.flat_at[r] + self.by_rows[r].offsets.get(cols).copied().unwrap_or(0)
+    }
+
+    /// Every placement, the row sets in turn, each by its columns.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn placements(&self) -> impl Iterator<Item = &P> {
+        self.by_rows.iter().flat_map(|set| &set.patterns)
+    }
+
+    /// The placements.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.by_rows.iter().map(|set| set.patterns.len()).sum()
     }
 
     /// Bytes held by the table.

@@ -1,15 +1,52 @@
 //! A unit's count on one thread: its halves joined a part at a time, the sliced one loaded
 //! into the sieve and the other counted against it, on the CPU's loops or a device.
 
+use super::cells::Joinable;
 use super::half::{Halves, Kept};
 use super::pair_kernel::PairKernel;
 use super::pattern::{Pattern, Shift};
-use super::sieve::{Counted, PairDevice, Sieve};
+use super::sieve::{Counted, Made, OtherSide, PairDevice, Sieve};
 use super::units::{Unit, NO_MIDDLE};
-use super::{east_shift, PartSizes};
 use crate::error::Error;
 use crate::found::Found;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The least sliced part [`PartSizes::within`] gives (2^20: a thread holds about 350 MB).
+pub(super) const LEAST_SLICED: usize = 1 << 20;
+
+/// Bytes a thread holds for each pattern of its sliced part (the part, its sorted copy and
+/// the sieve's tables), and for each of its other part (the part and its ordered copy).
+pub(super) const SLICED_BYTES: u64 = 80;
+pub(super) const OTHER_BYTES: u64 = 32;
+
+/// The most patterns of a unit's halves held at once: a part of the half that is sliced,
+/// and one of the other half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct PartSizes {
+    pub sliced: usize,
+    pub other: usize,
+}
+
+impl PartSizes {
+    /// The longest sliced part, down to [`LEAST_SLICED`] (or `self`'s, if less), for which
+    /// `threads` threads hold at most `bytes` in all.
+    pub fn within(self, bytes: u64, threads: usize) -> PartSizes {
+        let holds = |sliced: usize| {
+            (sliced as u64 * SLICED_BYTES + self.other as u64 * OTHER_BYTES) * threads as u64
+        };
+        let mut sliced = self.sliced;
+        while sliced > LEAST_SLICED && holds(sliced) > bytes {
+            sliced /= 2;
+        }
+        PartSizes { sliced, ..self }
+    }
+}
+
+/// How far east of the west half the east half lies: it is built in the west half's
+/// columns, moved west this far.
+pub(super) fn east_shift(n: usize) -> usize {
+    n - n / 2
+}
 
 #[derive(Default)]
 pub(super) struct Work {
@@ -28,6 +65,9 @@ pub(super) struct Pairs {
     pub patterns: u64,
     /// Sieves a device counts later, by its tickets.
     pub tickets: Vec<u64>,
+    /// The ticket of a sieve whose other side the device joined, which counts that side's
+    /// patterns too (not in `patterns`).
+    pub patterns_of: Option<u64>,
 }
 
 /// A unit counted with a device that counts some of its sieves later ([`Counted::Later`]):
@@ -38,16 +78,28 @@ pub(crate) struct Pending {
     pub found: Found,
     pub weight: u64,
     pub tickets: Vec<u64>,
+    /// The ticket whose sieve's other side the device joined: its patterns are nodes of
+    /// the unit too.
+    pub patterns_of: Option<u64>,
 }
 
 impl Pending {
-    /// The unit's count, given each ticket's disjoint pairs.
-    pub fn finish(self, mut disjoint: impl FnMut(u64) -> u64) -> Found {
-        let later: u128 = (self.tickets.iter())
-            .map(|&t| u128::from(disjoint(t)))
-            .sum();
+    /// The unit's count, given each ticket's disjoint pairs and the patterns of the other
+    /// side its device joined (0 where it did not).
+    pub fn finish(self, mut counted: impl FnMut(u64) -> (u64, u64)) -> Found {
+        let mut later = 0u128;
+        let mut nodes = self.found.nodes;
+        for &t in &self.tickets {
+            let (disjoint, patterns) = counted(t);
+            later += u128::from(disjoint);
+            if self.patterns_of == Some(t) {
+                nodes += u128::from(patterns);
+            }
+        }
         Found {
             total: self.found.total + later * u128::from(self.weight),
+            nodes,
+            max_subtask_nodes: nodes,
             ..self.found
         }
     }
@@ -79,6 +131,14 @@ impl Work {
         };
         let east_rows = u64::from(unit.east_rows);
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
+        let west_rows = free_rows & !east_rows;
+        if let Some(device) = device.filter(|d| d.takes() == Made::Words) {
+            let cells = halves.joinable((east_rows, east_avoid));
+            if let Some(cells) = cells.filter(|c| c.len() <= parts.other) {
+                let halves = (halves, cells, (west_rows, avoid));
+                return self.count_joined(n, halves, (pairs, parts), device, stop);
+            }
+        }
         let [kept_east, kept_west] = &mut self.kept;
         // a half's parts are dropped once it is built: its row sets go back to the
         // tables' recent ones, which may let them go
@@ -99,7 +159,7 @@ impl Work {
             // the west half again for each part of the east one: a join costs far less
             // than the pairs it is counted against
             let mut west_parts = halves
-                .parts(n, (free_rows & !east_rows, avoid), pairs, kept_west)
+                .parts(n, (west_rows, avoid), pairs, kept_west)
                 .map_err(short)?;
             self.west.clear();
             let mut west = west_parts
@@ -129,9 +189,10 @@ impl Work {
                     let sieve = &mut self.sieve;
                     let disjoint = match device {
                         Some(device) => {
-                            let takes = ((&others[..], shift), device.takes());
+                            let takes = ((&others[..], others.len(), shift), device.takes());
                             let loaded = sieve.load_for_device(pairs, sliced, takes);
                             loaded.map_err(short)?;
+                            let others = OtherSide::Joined(others);
                             sieve.count_disjoint_by(pairs, others, stop, device)?
                         }
                         None => {
@@ -146,6 +207,7 @@ impl Work {
                         Counted::Now(disjoint) => counted.disjoint += disjoint,
                         Counted::Later(ticket) => counted.tickets.push(ticket),
                         Counted::Stopped => return Ok(None),
+                        Counted::Unjoined => unreachable!("the other side came joined"),
                     }
                 }
                 let Some(mut west_parts) = west.take() else {
@@ -158,6 +220,83 @@ impl Work {
                     .then_some(west_parts);
             }
             first = false;
+        }
+        Ok(Some(counted))
+    }
+
+    /// [`Work::count`] where `device` joins the east half itself from the cells of the
+    /// quarter tables it holds: the east half is never sliced (the west half is, a part at
+    /// a time), its pivots are chosen on a sample of it, and it is joined here only where
+    /// a sieve cannot go to the device, or to count its patterns where none went.
+    fn count_joined(
+        &mut self,
+        n: usize,
+        (halves, cells, (west_rows, avoid)): (&Halves, Joinable, (u64, Pattern)),
+        (pairs, parts): (PairKernel, PartSizes),
+        device: &dyn PairDevice,
+        stop: &AtomicBool,
+    ) -> Result<Option<Pairs>, Error> {
+        let short = |_| crate::memory::memory_short("a unit's half-board patterns");
+        let (sample, reckoned) = cells.sample();
+        let shift = Shift::east(east_shift(n));
+        let mut counted = Pairs::default();
+        let mut joined = false;
+        self.east.clear();
+        let mut west = Some(
+            halves
+                .parts(n, (west_rows, avoid), pairs, &mut self.kept[1])
+                .map_err(short)?,
+        );
+        while let Some(mut west_parts) = west.take() {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            self.west.clear();
+            let more = west_parts
+                .fill(&mut self.west, parts.sliced)
+                .map_err(short)?;
+            west = more.then_some(west_parts);
+            counted.patterns += self.west.len() as u64;
+            if self.west.is_empty() || (joined && self.east.is_empty()) {
+                continue;
+            }
+            let others = match joined {
+                true => (&self.east[..], self.east.len(), shift),
+                false => (&sample[..], reckoned, shift),
+            };
+            let sieve = &mut self.sieve;
+            let loaded = sieve.load_for_device(pairs, &self.west, (others, device.takes()));
+            loaded.map_err(short)?;
+            let mut disjoint = match joined {
+                true => Counted::Unjoined,
+                false => sieve.count_disjoint_by(pairs, OtherSide::Cells(&cells), stop, device)?,
+            };
+            if disjoint == Counted::Unjoined {
+                if !joined {
+                    cells.join(pairs, &mut self.east).map_err(short)?;
+                    joined = true;
+                }
+                let others = OtherSide::Joined(&self.east);
+                disjoint = sieve.count_disjoint_by(pairs, others, stop, device)?;
+            }
+            match disjoint {
+                Counted::Now(disjoint) => counted.disjoint += disjoint,
+                Counted::Later(ticket) => {
+                    counted.tickets.push(ticket);
+                    if !joined && counted.patterns_of.is_none() {
+                        counted.patterns_of = Some(ticket);
+                    }
+                }
+                Counted::Stopped => return Ok(None),
+                Counted::Unjoined => unreachable!("the other side came joined"),
+            }
+        }
+        // the east half's patterns: counted by a ticket's device, or here
+        if counted.patterns_of.is_none() {
+            if !joined {
+                cells.join(pairs, &mut self.east).map_err(short)?;
+            }
+            counted.patterns += self.east.len() as u64;
         }
         Ok(Some(counted))
     }

@@ -43,7 +43,7 @@ mod x86_64;
 
 pub use layout::NARROW_WORDS;
 pub use layout::{Made, Sieve};
-pub use offload::{Counted, PairDevice};
+pub use offload::{Counted, OtherSide, PairDevice};
 #[cfg(feature = "gpu")]
 pub use offload::{PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
 #[cfg(feature = "gpu")]
@@ -89,6 +89,10 @@ enum Counter {
     /// it takes (the tables where it shares the host's memory, over a bus the slices).
     Device(Made),
 }
+
+/// The other side's patterns, or a sample of them, as the pivots are chosen by: with how
+/// many it holds in all, and what moves it where the stored patterns are.
+pub type Others<'a> = (&'a [Pattern], usize, Shift);
 
 /// How many pivots a load of `stored` patterns takes against `others` on the pair loop of
 /// `counter`: none where grouping does not pay (the thresholds above). On the CPU, enough
@@ -136,6 +140,7 @@ impl Sieve {
         patterns: &[Pattern],
         others: (&[Pattern], Shift),
     ) -> Result<(), TryReserveError> {
+        let others = (others.0, others.0.len(), others.1);
         time(Stage::StoredSide, || {
             self.load_tables(pairs, patterns, others, Counter::Cpu)
         })
@@ -146,7 +151,7 @@ impl Sieve {
         &mut self,
         pairs: PairKernel,
         patterns: &[Pattern],
-        others: (&[Pattern], Shift),
+        others: Others,
         counter: Counter,
     ) -> Result<(), TryReserveError> {
         self.group(pairs, patterns, others, counter)?;
@@ -178,7 +183,7 @@ impl Sieve {
         &mut self,
         pairs: PairKernel,
         patterns: &[Pattern],
-        (others, made): ((&[Pattern], Shift), Made),
+        (others, made): (Others, Made),
     ) -> Result<(), TryReserveError> {
         time(Stage::StoredSide, || {
             self.group(pairs, patterns, others, Counter::Device(made))?;
@@ -198,13 +203,13 @@ impl Sieve {
         &mut self,
         pairs: PairKernel,
         patterns: &[Pattern],
-        (others, others_shift): (&[Pattern], Shift),
+        (others, others_len, others_shift): Others,
         counter: Counter,
     ) -> Result<(), TryReserveError> {
         self.others_shift = others_shift;
         self.made = Made::Tables;
-        let count = pivots_for(patterns.len(), others.len(), counter);
-        self.pivots = Pivots::choose(count, patterns, (others, others_shift));
+        let count = pivots_for(patterns.len(), others_len, counter);
+        self.pivots = Pivots::choose(count, patterns, (others, others_len, others_shift));
         let mut start = std::mem::take(&mut self.start);
         let grouped = if counter == Counter::Device(Made::Words) {
             self.group_words(pairs, patterns, &mut start)

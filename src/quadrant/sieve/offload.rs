@@ -13,6 +13,7 @@ use super::layout::{
 };
 use super::pairs::Ordered;
 use crate::error::Error;
+use crate::quadrant::cells::{pattern_words, Joinable};
 use crate::quadrant::pair_kernel::PairKernel;
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures};
@@ -36,7 +37,7 @@ pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
 pub const RAW_WORDS: usize = 4;
 
 /// Words of a sieve's record where the device signs its other side ([`Signing::record`]).
-pub const SIGN_WORDS: usize = 16;
+pub const SIGN_WORDS: usize = 24;
 
 /// Words of a block's record where the device groups and transposes words
 /// ([`PairWork::word_blocks`]).
@@ -100,6 +101,8 @@ pub struct PairWork<'a> {
     pub visited: Option<u64>,
     /// Where the device signs the other side: what it gathers each pattern by.
     pub signing: Option<Signing<'a>>,
+    /// [`PairWork::first_spot`].
+    first_spot: usize,
 }
 
 /// What a device over a bus is sent to sign the other side itself, whose patterns go as
@@ -110,22 +113,53 @@ pub struct PairWork<'a> {
 /// counts were 1.3 of the host's 16 thread-seconds at N = 19 beside lavapipe opened as
 /// over a bus), and sends 16 bytes a pattern for 12.
 pub struct Signing<'a> {
-    /// The patterns, in the order they came.
-    raw: &'a [Pattern],
+    /// The patterns, in the order they came, or the cells that join them.
+    raw: Raw<'a>,
     rest: &'a Gather,
     signatures: &'a Signatures,
     /// For each signature, the stored patterns of the blocks it reaches.
     pub covered: Vec<u32>,
 }
 
-impl Signing<'_> {
+/// The other side as a device that signs it is sent it.
+#[derive(Clone, Copy)]
+enum Raw<'a> {
+    /// Its patterns, as they came.
+    Patterns(&'a [Pattern]),
+    /// The cells that join them: the device holds the quarter tables and joins each
+    /// candidate ([`Joinable`]), and a candidate that is no pattern takes the sieve's last
+    /// signature, which reaches nothing and covers nothing (so places, order and pairs need
+    /// not tell them apart).
+    Cells(&'a Joinable<'a>),
+}
+
+/// The other side as a sieve is handed it: its patterns, or where a device may join them,
+/// the cells that do.
+#[derive(Clone, Copy)]
+pub enum OtherSide<'a> {
+    Joined(&'a [Pattern]),
+    Cells(&'a Joinable<'a>),
+}
+
+impl<'a> Signing<'a> {
+    /// The cells the device joins the other side from, where it does.
+    pub fn cells(&self) -> Option<&'a Joinable<'a>> {
+        match self.raw {
+            Raw::Patterns(_) => None,
+            Raw::Cells(cells) => Some(cells),
+        }
+    }
+
     /// The sieve's record ([`SIGN_WORDS`]): its first pattern and signature in the batch,
     /// the rest's masks (main, then anti, each low half first) and main diagonals, the
     /// pivots' masks and main diagonals, where its gathered values' signatures start in
-    /// the batch's list, its signatures, and two words of padding.
+    /// the batch's list, its signatures; where the device joins it, where its cells start
+    /// in the batch's list and how many, the diagonals its patterns avoid (main, then anti,
+    /// each low half first) and how far a north placement's words move up when unpacked;
+    /// and a word of padding.
     pub fn record(
         &self,
-        (first, signature_base, gathered_at): (u32, u32, u32),
+        (first, signature_base, gathered_at, cells_at): (u32, u32, u32, u32),
     ) -> [u32; SIGN_WORDS] {
         let (pivots, pivot_main, _) = self.signatures.gathering();
         let halves = |m: u64| [m as u32, (m >> 32) as u32];
@@ -133,6 +167,11 @@ impl Signing<'_> {
         let [ra0, ra1] = halves(self.rest.mask.anti);
         let [pm0, pm1] = halves(pivots.main);
         let [pa0, pa1] = halves(pivots.anti);
+        let joined = self.cells();
+        let avoid = joined.map_or(Pattern::default(), |c| c.avoid());
+        let [av0, av1] = halves(avoid.main);
+        let [aa0, aa1] = halves(avoid.anti);
+        let shifts = joined.map_or((0, 0), |c| c.unpack_shifts());
         [
             first,
             signature_base,
@@ -148,19 +187,27 @@ impl Signing<'_> {
             pivot_main,
             gathered_at,
             self.covered.len() as u32,
+            cells_at,
+            joined.map_or(0, |c| c.cell_words(0).len() as u32),
+            av0,
+            av1,
+            aa0,
+            aa1,
+            shifts.0,
+            shifts.1,
             0,
             0,
         ]
     }
 
-    /// The patterns as they are sent, in the order they came ([`RAW_WORDS`] each).
+    /// The patterns as they are sent, in the order they came ([`RAW_WORDS`] each; none
+    /// where the device joins them).
     pub fn raw_words(&self) -> impl Iterator<Item = [u32; RAW_WORDS]> + '_ {
-        let halves = |w: u64| [w as u32, (w >> 32) as u32];
-        (self.raw.iter()).map(move |p| {
-            let [m0, m1] = halves(p.main);
-            let [a0, a1] = halves(p.anti);
-            [m0, m1, a0, a1]
-        })
+        let raw = match self.raw {
+            Raw::Patterns(raw) => raw,
+            Raw::Cells(_) => &[],
+        };
+        raw.iter().map(|&p| pattern_words(p))
     }
 
     /// The signature of each value of the pivots' gathered bits.
@@ -168,11 +215,37 @@ impl Signing<'_> {
         self.signatures.gathering().2.iter().map(|&s| u32::from(s))
     }
 
-    /// Pattern `i`'s bits past the pivots and its signature, gathered as the device does.
+    /// Pattern `i`'s bits past the pivots and its signature, gathered as the device does
+    /// (a candidate that is no pattern: nothing, and the last signature).
     fn sign(&self, i: usize) -> (u64, usize) {
-        let p = self.raw[i];
-        let rest = self.rest.word(self.rest.gather_by_lookups(p));
-        (rest, usize::from(self.signatures.signature(p)))
+        let p = match self.raw {
+            Raw::Patterns(raw) => Some(raw[i]),
+            Raw::Cells(cells) => cells.pattern(i),
+        };
+        self.sign_pattern(p)
+    }
+
+    fn sign_pattern(&self, p: Option<Pattern>) -> (u64, usize) {
+        match p {
+            Some(p) => {
+                let rest = self.rest.word(self.rest.gather_by_lookups(p));
+                (rest, usize::from(self.signatures.signature(p)))
+            }
+            None => (0, self.covered.len() - 1),
+        }
+    }
+
+    /// Each pattern's signature (or candidate's) in turn.
+    fn signatures(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        match self.raw {
+            Raw::Patterns(raw) => Box::new(raw.iter().map(|&p| self.sign_pattern(Some(p)).1)),
+            Raw::Cells(cells) => Box::new(cells.candidates().map(|p| self.sign_pattern(p).1)),
+        }
+    }
+
+    /// Whether pattern (or candidate) `i` is no pattern.
+    fn dropped(&self, i: usize) -> bool {
+        matches!(self.raw, Raw::Cells(cells) if cells.pattern(i).is_none())
     }
 }
 
@@ -249,6 +322,10 @@ impl PairWork<'_> {
     /// was sent: a spot check's answer (from the words, it checks the device's transposes
     /// and filling too).
     pub fn clashes_of(&self, i: usize) -> u32 {
+        if self.signing.as_ref().is_some_and(|s| s.dropped(i)) {
+            // a candidate that is no pattern reaches nothing
+            return 0;
+        }
         let (dense, signature) = self.dense_of(i);
         let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
         let lookups = self.lookups as usize;
@@ -308,20 +385,32 @@ impl PairWork<'_> {
         (dense, signature)
     }
 
-    /// The patterns of the other side.
+    /// The patterns of the other side (its candidates, where the device joins it).
     pub fn len(&self) -> usize {
-        match &self.signing {
-            Some(signing) => signing.raw.len(),
+        match self.signing.as_ref().map(|s| s.raw) {
+            Some(Raw::Patterns(raw)) => raw.len(),
+            Some(Raw::Cells(cells)) => cells.len(),
             None => self.patterns.len() / self.pattern_words,
         }
     }
 
-    /// The pairs visited where the device signs the other side, as it adds them up: a
-    /// spot check's answer.
-    pub fn visited_as_signed(&self) -> u64 {
+    /// The pattern a spot check takes as the sieve's first: its first, or where the device
+    /// joins them, its first candidate that is a pattern.
+    pub fn first_spot(&self) -> usize {
+        self.first_spot
+    }
+
+    /// The pairs visited where the device signs the other side, as it adds them up, and
+    /// its patterns: a spot check's answers.
+    pub fn visited_as_signed(&self) -> (u64, u64) {
         let signing = self.signing.as_ref().expect("a signing device's work");
-        let covered = |i| u64::from(signing.covered[signing.sign(i).1]);
-        (0..self.len()).map(covered).sum()
+        let dropped = signing.covered.len() - 1;
+        let (mut visited, mut patterns) = (0, 0);
+        for s in signing.signatures() {
+            visited += u64::from(signing.covered[s]);
+            patterns += u64::from(signing.cells().is_none() || s != dropped);
+        }
+        (visited, patterns)
     }
 
     /// Rewrites narrow words as wide ones (the same dense words).
@@ -412,6 +501,9 @@ pub enum Counted {
     Now(u64),
     /// To be counted with others (a GPU's batch): the device's ticket for them.
     Later(u64),
+    /// Not counted: the other side came as cells, which neither the device nor the CPU
+    /// joins here (join them, and count again).
+    Unjoined,
     /// The run was stopped first.
     Stopped,
 }
@@ -423,7 +515,7 @@ impl Sieve {
     pub fn count_disjoint_by(
         &mut self,
         pairs: PairKernel,
-        others: &[Pattern],
+        others: OtherSide,
         stop: &std::sync::atomic::AtomicBool,
         device: &dyn PairDevice,
     ) -> Result<Counted, Error> {
@@ -432,21 +524,36 @@ impl Sieve {
         // (a device that takes words is sent tables by no batch: a sieve grouped here
         // instead, `Sieve::group_words`, is the CPU's)
         let not_its_kind = self.made != device.takes();
-        if self.len == 0 || self.lookups == 0 || words_past_a_device || not_its_kind {
-            // nothing a device needs to do (or a word it cannot hold): the CPU's loops
-            self.slice_stored(pairs).map_err(short)?;
-            let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
-            return Ok(counted.map_or(Counted::Stopped, Counted::Now));
-        }
-        // where the device signs the other side, it is sent as it is
+        let cpu = self.len == 0 || self.lookups == 0 || words_past_a_device || not_its_kind;
+        // where the device signs the other side, it is sent as it is, or as its cells
         #[cfg(test)]
         let signs = device.takes_narrow_words();
         #[cfg(not(test))]
         let signs = true;
         // (with or without pivots: a batch holds one kind of words, and a sieve of
         // another kind ends it)
-        if signs && self.seen.narrow() && self.made == Made::Words {
-            if let Some(ticket) = device.take(&self.signing_work(others))? {
+        let signs = !cpu && signs && self.seen.narrow() && self.made == Made::Words;
+        let others = match others {
+            OtherSide::Joined(others) => others,
+            OtherSide::Cells(cells) => {
+                let first = cells.first_pattern();
+                let Some(first) = first.filter(|_| signs) else {
+                    return Ok(Counted::Unjoined);
+                };
+                let work = self.signing_work((Raw::Cells(cells), first));
+                return Ok(device
+                    .take(&work)?
+                    .map_or(Counted::Unjoined, Counted::Later));
+            }
+        };
+        if cpu {
+            // nothing a device needs to do (or a word it cannot hold): the CPU's loops
+            self.slice_stored(pairs).map_err(short)?;
+            let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
+            return Ok(counted.map_or(Counted::Stopped, Counted::Now));
+        }
+        if signs {
+            if let Some(ticket) = device.take(&self.signing_work((Raw::Patterns(others), 0)))? {
                 return Ok(Counted::Later(ticket));
             }
             self.slice_stored(pairs).map_err(short)?;
@@ -574,14 +681,25 @@ impl Sieve {
             heads,
             visited: Some(visited),
             signing: None,
+            first_spot: 0,
         }
     }
 
     /// The work of a device that signs the other side itself ([`Signing`]): `others` as
-    /// they came, with what it gathers them by.
-    fn signing_work<'a>(&'a self, others: &'a [Pattern]) -> PairWork<'a> {
+    /// they came, or the cells it joins them from (with one more signature, reaching
+    /// nothing, for the candidates that are no patterns: from the first that is one, `first`),
+    /// with what it gathers them by.
+    fn signing_work<'a>(&'a self, (raw, first): (Raw<'a>, usize)) -> PairWork<'a> {
         let seen = &self.seen;
-        let heads = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
+        let mut heads: Vec<u32> = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
+        let mut reach_at: Vec<u32> = self.reach_at.iter().map(|&at| at as u32).collect();
+        // (a block's covered patterns are the stored ones, fewer than 2^32)
+        let mut covered: Vec<u32> = self.covered.iter().map(|&c| c as u32).collect();
+        if let Raw::Cells(_) = raw {
+            heads.push(0);
+            reach_at.push(*reach_at.last().expect("a signature at least"));
+            covered.push(0);
+        }
         PairWork {
             disjoint_narrow: super::portable::disjoint_narrow,
             lookups: self.lookups as u32,
@@ -589,19 +707,19 @@ impl Sieve {
             blocks: self.blocks,
             stored: self.stored_side(),
             reach: &self.reach,
-            reach_at: self.reach_at.iter().map(|&at| at as u32).collect(),
+            reach_at,
             patterns: Cow::Borrowed(&[]),
             pattern_words: RAW_WORDS,
             places: &[],
             heads,
             visited: None,
             signing: Some(Signing {
-                raw: others,
+                raw,
                 rest: &seen.rest,
                 signatures: &seen.signature,
-                // (a block's covered patterns are the stored ones, fewer than 2^32)
-                covered: self.covered.iter().map(|&c| c as u32).collect(),
+                covered,
             }),
+            first_spot: first,
         }
     }
 

@@ -327,9 +327,10 @@ fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: S
                 declines,
                 counted: Cell::new(None),
             };
-            let loading = ((right, shift), device.takes);
+            let loading = ((right, right.len(), shift), device.takes);
             sieve.load_for_device(layout, left, loading).unwrap();
-            let got = match sieve.count_disjoint_by(layout, right, &never, &device) {
+            let others = OtherSide::Joined(right);
+            let got = match sieve.count_disjoint_by(layout, others, &never, &device) {
                 Ok(Counted::Later(TICKET)) => device.counted.get(),
                 Ok(Counted::Now(disjoint)) => Some(disjoint),
                 other => panic!("{other:?}"),
@@ -385,7 +386,7 @@ impl PairDevice for Model {
             );
         }
         let clashes: u64 = (0..work.len()).map(|i| u64::from(work.clashes_of(i))).sum();
-        let visited = work.visited.unwrap_or_else(|| work.visited_as_signed());
+        let visited = work.visited.unwrap_or_else(|| work.visited_as_signed().0);
         self.counted.set(Some(visited - clashes));
         Ok(Some(TICKET))
     }

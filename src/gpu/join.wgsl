@@ -1,0 +1,65 @@
+// The other side joined here from the quarter tables the GPU holds, then signed
+// (signing.wgsl): the host sends each sieve's cells (src/quadrant/cells.rs), and an
+// invocation a candidate (a north placement of a cell paired with a south one, numbered
+// cell after cell, north-major) finds its cell by binary search, reads its two placements
+// and joins them. A candidate whose placements share a diagonal with each other or with
+// the middle column's queen is no pattern: it takes its sieve's last signature, which
+// reaches nothing and covers nothing, so the places, the order and the pairs treat it as
+// any other pattern and it adds nothing (its clashes are 0).
+
+// each cell (CELL_WORDS words): its first candidate in the batch, where its north and
+// south placements start in the tables, and how many south ones it has
+@group(0) @binding(1) var<storage, read> cells: array<u32>;
+// the north quarter's placements, two packed words each (main, anti), and the south
+// quarter's, four (main low, high, anti low, high)
+@group(0) @binding(6) var<storage, read> north: array<u32>;
+@group(0) @binding(7) var<storage, read> south: array<u32>;
+
+const CELL_WORDS: u32 = {CELL_WORDS}u;
+
+// The cell of candidate `i` among the `count` cells from `first` on: the last whose first
+// candidate is at most `i`.
+fn cell_of(i: u32, first: u32, count: u32) -> u32 {
+    var low = first;
+    var high = first + count;
+    while high - low > 1u {
+        let middle = (low + high) / 2u;
+        if cells[CELL_WORDS * middle] <= i {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
+@compute @workgroup_size(WG)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
+        let r = SIGN_WORDS * sieve_of(i);
+        let c = CELL_WORDS * cell_of(i, signing[r + 14u], signing[r + 15u]);
+        let local = i - cells[c];
+        let lower_len = cells[c + 3u];
+        let up = 2u * (cells[c + 1u] + local / lower_len);
+        let low = 4u * (cells[c + 2u] + local % lower_len);
+        let up_main = u64(north[up]) << signing[r + 20u];
+        let up_anti = u64(north[up + 1u]) << signing[r + 21u];
+        let low_main = u64(south[low]) | (u64(south[low + 1u]) << 32u);
+        let low_anti = u64(south[low + 2u]) | (u64(south[low + 3u]) << 32u);
+        let avoid_main = word_at(r + 16u);
+        let avoid_anti = word_at(r + 18u);
+        let main = up_main | low_main;
+        let anti = up_anti | low_anti;
+        let clash = (up_main & low_main) | (up_anti & low_anti)
+            | (main & avoid_main) | (anti & avoid_anti);
+        if clash != 0lu {
+            // no pattern: the sieve's last signature
+            write_signed(i, 0lu, signing[r + 1u] + signing[r + 13u] - 1u);
+        } else {
+            sign(i, r, main, anti);
+        }
+    }
+}
