@@ -36,6 +36,12 @@ pub(crate) fn open(
         // a one-off build gains nothing from more threads than cores, and each in-flight
         // task holds memory and delays a stop
         let builders = workers.at_most(num_cpus::get());
+        #[cfg(feature = "gpu")]
+        if let Devices::Gpus { gpus, .. } = &resolved.devices {
+            if gpus.iter().any(|gpu| gpu.joins_halves()) {
+                layout.keep_tables_whole_for_devices();
+            }
+        }
         layout
             .prepare(
                 resolved.memory_limit,

@@ -253,7 +253,7 @@ impl PairDevice for Feed<'_> {
             });
             written.map_err(|e| self.gpu.pair_failure(e))?;
             time(Stage::Batch, || batch.push(work, ticket));
-            batch.len() >= BATCH_LANES * self.gpu.lanes()
+            batch.reckoned >= BATCH_LANES * self.gpu.lanes()
         };
         if full {
             self.flush()?;

@@ -99,11 +99,14 @@ pub struct PairBatch {
     pub gathered: Vec<u32>,
     pub covered: Vec<u32>,
     /// Where the GPU joins the other side: each sieve's cells ([`CELL_WORDS`] each), their
-    /// candidates numbered in the batch (a batch joins every sieve or none), and how many
+    /// candidates numbered in the batch, whether any sieve has them, and how many
     /// candidates those sieves have.
     pub cells: Vec<u32>,
     pub joins: bool,
     pub joined_slots: usize,
+    /// Patterns of the other side, those the GPU joins as reckoned from their samples:
+    /// what the batch is sized by.
+    pub reckoned: usize,
     /// Patterns (or candidates) of the other side.
     slots: usize,
     /// The most lookups of a sieve of the batch.
@@ -242,8 +245,9 @@ impl PairBatch {
         if let Some(signing) = &work.signing {
             let base = self.signature_base() - work.heads.len() as u32;
             let cells_at = (self.cells.len() / CELL_WORDS) as u32;
-            let at = (first as u32, base, self.gathered.len() as u32, cells_at);
-            self.signing.extend(signing.record(at));
+            let at = (first as u32, base, self.gathered.len() as u32);
+            let sent_at = (self.pattern_data / RAW_WORDS) as u32;
+            self.signing.extend(signing.record(at, (cells_at, sent_at)));
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
             if let Some(cells) = cells {
@@ -253,12 +257,13 @@ impl PairBatch {
         }
         debug_assert!(self.is_empty() || self.takes_words_of(work));
         self.pattern_words = work.pattern_words;
-        self.joins = cells.is_some();
+        self.joins |= cells.is_some();
         self.lookups = self.lookups.max(work.lookups);
         if cells.is_none() {
             self.pattern_data += work.len() * work.pattern_words;
         }
         self.slots += work.len();
+        self.reckoned += cells.map_or(work.len(), |c| c.reckoned());
         let spaced = (first.next_multiple_of(SPOT_EVERY)..first + work.len()).step_by(SPOT_EVERY);
         let spots = std::iter::once((Spot::First(sieve), work.first_spot())).chain(
             spaced
@@ -301,11 +306,10 @@ impl PairBatch {
         (self.reach_at.len() / REACH_AT_WORDS) as u32
     }
 
-    /// Whether `work`'s words are the batch's kind (narrow, wide, sent as they are or
-    /// joined on the GPU), or the batch is empty.
+    /// Whether `work`'s words are the batch's kind (narrow, wide, or signed on the GPU:
+    /// sent as they are or joined there, which one batch may mix), or the batch is empty.
     pub fn takes_words_of(&self, work: &PairWork) -> bool {
-        let joins = work.signing.as_ref().is_some_and(|s| s.cells().is_some());
-        self.is_empty() || (self.pattern_words == work.pattern_words && self.joins == joins)
+        self.is_empty() || self.pattern_words == work.pattern_words
     }
 
     pub fn is_empty(&self) -> bool {
@@ -393,6 +397,7 @@ impl PairBatch {
         self.cells.clear();
         self.joins = false;
         self.joined_slots = 0;
+        self.reckoned = 0;
         self.slots = 0;
         self.sieves.clear();
         self.checks.clear();

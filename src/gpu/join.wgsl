@@ -40,6 +40,10 @@ fn main(
 ) {
     for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
         let r = SIGN_WORDS * sieve_of(i);
+        if signing[r + 15u] == 0u {
+            // a sieve whose patterns were sent (sign.wgsl)
+            continue;
+        }
         let c = CELL_WORDS * cell_of(i, signing[r + 14u], signing[r + 15u]);
         let local = i - cells[c];
         let lower_len = cells[c + 3u];

@@ -417,6 +417,12 @@ impl Gpu {
             .unwrap_or_else(|| Error::Failed(format!("the GPU {} failed: {e}", self.info.name)))
     }
 
+    /// Whether the quadrant engine's units have their other halves joined on this device
+    /// (over a bus: [`pairs::Device::takes`]), from the whole quarter tables it holds.
+    pub fn joins_halves(&self) -> bool {
+        !self.shares_memory
+    }
+
     /// The most bytes a buffer of this device may hold and bind.
     pub fn buffer_limit(&self) -> u64 {
         self.buffer_limit

@@ -335,7 +335,7 @@ impl Slot {
         &self,
         gpu: &Device,
         parts: &WordParts,
-        (signs, joined): (bool, Option<&Held>),
+        (signs, sent, joined): (bool, bool, Option<&Held>),
     ) -> BindGroups {
         let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
             binding,
@@ -404,13 +404,16 @@ impl Slot {
                 words(4, &parts.gathered),
                 entry(5, &making.counts),
             ];
-            let signing = match joined {
-                None => bind(
+            // a batch may hold sieves of both: each pass passes over the other's
+            let sent = sent.then(|| {
+                bind(
                     "sign",
                     &kernels.sign,
                     &[shared.as_slice(), &[words(1, &parts.patterns)]].concat(),
-                ),
-                Some(held) => bind(
+                )
+            });
+            let joining = joined.map(|held| {
+                bind(
                     "join",
                     &kernels.join,
                     &[
@@ -422,8 +425,8 @@ impl Slot {
                         ],
                     ]
                     .concat(),
-                ),
-            };
+                )
+            });
             let placing = bind(
                 "places",
                 &kernels.places,
@@ -436,7 +439,7 @@ impl Slot {
                     entry(5, self.sums.bound()),
                 ],
             );
-            [signing, placing]
+            [sent, joining, Some(placing)]
         });
         let tables = (self.making.as_ref()).map_or(self.upload.bound(), |making| &making.tables);
         let patterns_bound = match &self.making {
@@ -464,11 +467,11 @@ impl Slot {
     }
 }
 
-/// A batch's bind groups: where the GPU signs the other side, the signing's and the
-/// places'; where it makes the tables, the order's, the grouping's and the tables'; and
-/// the pairs'.
+/// A batch's bind groups: where the GPU signs the other side, the signing's of the
+/// patterns sent and of those joined (where it holds any), and the places'; where it makes
+/// the tables, the order's, the grouping's and the tables'; and the pairs'.
 struct BindGroups {
-    signing: Option<[wgpu::BindGroup; 2]>,
+    signing: Option<[Option<wgpu::BindGroup>; 3]>,
     making: Option<[wgpu::BindGroup; 3]>,
     counting: wgpu::BindGroup,
 }
@@ -643,17 +646,16 @@ impl<'a, T> PairQueue<'a, T> {
             }
         }
         let joined = self.joins_from.take().filter(|_| batch.joins);
-        let binds = slot.bind_groups(gpu, &parts, (signs, joined.as_deref()));
+        let sent = batch.pattern_data > 0;
+        let binds = slot.bind_groups(gpu, &parts, (signs, sent, joined.as_deref()));
         let kernels = gpu.kernels;
         // the order (an invocation a pattern), the grouping and the tables (a workgroup a
         // block) in passes before the pairs': a pass sees what the one before wrote
         let per_pattern = patterns.div_ceil(gpu.workgroup);
         let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
         let signed = [
-            match batch.joins {
-                true => ("join", &kernels.join, per_pattern),
-                false => ("sign", &kernels.sign, per_pattern),
-            },
+            ("sign", &kernels.sign, per_pattern),
+            ("join", &kernels.join, per_pattern),
             ("places", &kernels.places, sieves.div_ceil(gpu.workgroup)),
         ];
         let made = [
@@ -663,6 +665,7 @@ impl<'a, T> PairQueue<'a, T> {
         ];
         let passes = (binds.signing.iter())
             .flat_map(|binds| signed.iter().zip(binds))
+            .filter_map(|(pass, bind)| Some((pass, bind.as_ref()?)))
             .chain(binds.making.iter().flat_map(|binds| made.iter().zip(binds)))
             .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
             .chain([("pairs", &kernels.pairs, &binds.counting, per_run)]);

@@ -9,10 +9,19 @@ use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern};
 use super::quarter::{subsets, Quarter, RowSet};
 use std::collections::TryReserveError;
+use std::ops::RangeInclusive;
 
-/// Candidates a pivot sample tests, evenly spaced (about a fifth to a third are patterns:
-/// near the 1,024 the pivots sample of a joined side).
-const SAMPLE: usize = 4096;
+/// Candidates a pivot sample tests, evenly spaced (a seventh to a fifth are patterns from
+/// N = 19 on: about the 256 the pivots sample of a joined side below 2^38 pairs).
+const SAMPLE: usize = 2048;
+
+/// The fewest candidates of a half a device joins: a smaller one is joined on the host,
+/// whose join of it costs little more than the sample would (at N = 17, where most halves
+/// have fewer, joined on the GPU the sample and the batches' costs made the threads' work
+/// on lavapipe four times as long). The crate's own tests join halves of 400 candidates and
+/// more on a device, to run the join on the small boards they count, beside halves sent
+/// as they are (a batch may hold both).
+pub const LEAST_JOINED: usize = if cfg!(test) { 400 } else { 4 * SAMPLE };
 
 /// Words of a cell as a device reads it ([`Joinable::cell_words`]).
 pub const CELL_WORDS: usize = 4;
@@ -85,12 +94,20 @@ pub struct Joinable<'a> {
     cells: Vec<JoinCell>,
     avoid: Pattern,
     candidates: usize,
+    /// The patterns reckoned from the sample ([`Joinable::sample`]; the candidates before).
+    reckoned: usize,
 }
 
 impl<'a> Joinable<'a> {
     /// The half with queens on the board rows `rows` and every west column, none on a
-    /// diagonal of `avoid`, as the cells of `quarters` (cells without candidates left out).
-    pub(super) fn new(quarters: Quarters<'a>, (rows, avoid): (u64, Pattern)) -> Joinable<'a> {
+    /// diagonal of `avoid`, as the cells of `quarters` (cells without candidates left out),
+    /// where its candidates are `within` (counted first: most halves of the boards below
+    /// N = 19 have fewer than a device joins).
+    pub(super) fn new(
+        quarters: Quarters<'a>,
+        (rows, avoid): (u64, Pattern),
+        within: RangeInclusive<usize>,
+    ) -> Option<Joinable<'a>> {
         let region = quarters.north.region();
         let north_rows = rows & region.row_mask();
         let south_rows = rows & !north_rows;
@@ -100,9 +117,14 @@ impl<'a> Joinable<'a> {
         );
         let width = region.cols as u32;
         let all = (1usize << width) - 1;
+        let pairs_of = |cols: usize| upper.cell(cols).len() * lower.cell(all & !cols).len();
+        let each_cell = || subsets(width, north_rows.count_ones()).map(|c| c as usize);
+        if !within.contains(&each_cell().map(pairs_of).sum()) {
+            return None;
+        }
         let mut cells = Vec::new();
         let mut candidates = 0;
-        for cols in subsets(width, north_rows.count_ones()).map(|c| c as usize) {
+        for cols in each_cell() {
             let (above, below) = (upper.cell(cols).len(), lower.cell(all & !cols).len());
             if above * below == 0 {
                 continue;
@@ -116,7 +138,7 @@ impl<'a> Joinable<'a> {
             });
             candidates += above * below;
         }
-        Joinable {
+        Some(Joinable {
             quarters,
             upper,
             lower,
@@ -124,7 +146,14 @@ impl<'a> Joinable<'a> {
             cells,
             avoid,
             candidates,
-        }
+            reckoned: candidates,
+        })
+    }
+
+    /// The patterns the half is reckoned to hold ([`Joinable::sample`]).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub fn reckoned(&self) -> usize {
+        self.reckoned
     }
 
     /// The candidates: every pair of each cell.
@@ -202,17 +231,27 @@ impl<'a> Joinable<'a> {
         self.candidates().position(|p| p.is_some())
     }
 
-    /// Patterns of evenly spaced candidates (at most [`SAMPLE`] tested), and the patterns
-    /// the half is reckoned to hold from them: what the pivots are chosen by.
-    pub fn sample(&self) -> (Vec<Pattern>, usize) {
+    /// The patterns of evenly spaced cells (about [`SAMPLE`] candidates), joined on the loop
+    /// `pairs`, and the patterns the half is reckoned to hold from them: what the pivots
+    /// are chosen by, and a batch of a device sized. Whole cells, joined as the host joins
+    /// a half: 2,048 candidates picked one by one cost as much as the whole half's join at
+    /// N = 18.
+    pub fn sample(&mut self, pairs: PairKernel) -> Result<(Vec<Pattern>, usize), TryReserveError> {
         let step = self.candidates.div_ceil(SAMPLE).max(1);
-        let tested = self.candidates.div_ceil(step);
-        let sample: Vec<Pattern> = (0..self.candidates)
-            .step_by(step)
-            .filter_map(|k| self.pattern(k))
+        let cells: Vec<Cell> = (self.cells.iter().step_by(step))
+            .map(|c| self.cell(c))
             .collect();
-        let reckoned = (sample.len() * self.candidates).div_ceil(tested.max(1));
-        (sample, reckoned)
+        let tested: usize = cells
+            .iter()
+            .map(|(above, below)| above.len() * below.len())
+            .sum();
+        let mut sample = Vec::new();
+        let region = self.quarters.north.region();
+        for batch in cells.chunks(32) {
+            pair_up(pairs, (region, batch), self.avoid, &mut sample)?;
+        }
+        self.reckoned = (sample.len() * self.candidates).div_ceil(tested.max(1));
+        Ok((sample, self.reckoned))
     }
 
     /// Appends the half's patterns to `out` (joined here: a device declined the cells), on

@@ -10,6 +10,7 @@ use super::quarter::{subsets, Quarter, RowSet, Subsets};
 use crate::memory::Budget;
 use crate::stages::{time, Stage};
 use std::collections::TryReserveError;
+use std::ops::RangeInclusive;
 
 /// Whole cells joined in one call (a call per cell was most of the join's time at N = 16,
 /// whose cells pair about 8 north placements with 8 south ones).
@@ -100,15 +101,19 @@ impl<P: Stored> Table<P> {
 }
 
 impl Halves {
-    /// The half of `n`×`n` with queens on `rows` and every west column, none on a diagonal
-    /// of `avoid`, as the cells that join it, where both tables are whole (a device holds
-    /// them).
-    pub(super) fn joinable(&self, (rows, avoid): (u64, Pattern)) -> Option<Joinable<'_>> {
+    /// The half with queens on `rows` and every west column, none on a diagonal of
+    /// `avoid`, as the cells that join it, where both tables are whole (a device holds
+    /// them) and its candidates are `within`.
+    pub(super) fn joinable(
+        &self,
+        (rows, avoid): (u64, Pattern),
+        within: RangeInclusive<usize>,
+    ) -> Option<Joinable<'_>> {
         match self {
             Halves::Tables {
                 north: Table::Whole(north),
                 south: Table::Whole(south),
-            } => Some(Joinable::new(Quarters { north, south }, (rows, avoid))),
+            } => Joinable::new(Quarters { north, south }, (rows, avoid), within),
             _ => None,
         }
     }

@@ -96,10 +96,11 @@ impl TablePlan {
     /// most `whole_max` bytes (north, south; the north one packed), else its recent row sets
     /// (and those in use: a few more per thread, not counted here). A larger north table is
     /// kept whole all the same for a run of many units (a quarter as many as its row sets),
-    /// where the whole tables fit `memory_limit`. `None` when `stop` was set first.
+    /// where the whole tables fit `memory_limit`, and both are for `devices_join` (a GPU
+    /// joins halves from the whole tables it holds). `None` when `stop` was set first.
     fn new(
         n: usize,
-        units: usize,
+        (units, devices_join): (usize, bool),
         whole_max: [u64; 2],
         memory_limit: u64,
         stop: &AtomicBool,
@@ -107,14 +108,16 @@ impl TablePlan {
         let [north_region, south_region] = regions(n);
         let north = table_bytes::<Packed>(north_region, stop)?;
         let south = table_bytes::<Pattern>(south_region, stop)?;
-        let whole_south = south.whole <= whole_max[1];
+        let for_devices = devices_join && north.whole + south.whole <= memory_limit;
+        let whole_south = south.whole <= whole_max[1] || for_devices;
         let south_bytes = south.kept(whole_south);
         // a unit builds the two largest kinds of row set: measured at N = 22 (2 threads,
         // Zen 5) against the whole table, shards of 173, 345 and 690 units took 0.94, 0.97
         // and 1.05 times as long on demand, so past 2^h / 4 units the whole table pays
         let whole_pays = units.saturating_mul(4) >= 1 << north_region.rows;
         let whole_north = north.whole <= whole_max[0]
-            || (whole_pays && north.whole + south_bytes <= memory_limit);
+            || (whole_pays && north.whole + south_bytes <= memory_limit)
+            || for_devices;
         Some(TablePlan {
             whole_north,
             whole_south,
@@ -170,6 +173,8 @@ pub struct Layout {
     /// Held while the tables are built: one build at a time, which a stop can abandon.
     building: Mutex<()>,
     books: Arc<Books>,
+    /// Whether a device joins halves ([`Layout::keep_tables_whole_for_devices`]).
+    devices_join: AtomicBool,
 }
 
 thread_local! {
@@ -193,6 +198,7 @@ impl Layout {
             held: OnceLock::new(),
             building: Mutex::new(()),
             books: Arc::default(),
+            devices_join: AtomicBool::new(false),
         }
     }
 
@@ -214,6 +220,15 @@ impl Layout {
     /// Feeds the unit numbering to a plan digest.
     pub(crate) fn digest(&self, h: &mut crc32fast::Hasher) {
         units::digest(&self.ids, h);
+    }
+
+    /// Keeps both quarter tables whole where they fit the memory limit, when
+    /// [`Layout::prepare`] builds them: a GPU over a bus joins the other side of each unit
+    /// from the whole tables it holds (N = 19 to 21's south tables, 40 MiB and more, are
+    /// otherwise built a row set at a time).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn keep_tables_whole_for_devices(&self) {
+        self.devices_join.store(true, Ordering::Relaxed);
     }
 
     /// Builds the quarter tables for a run of `ids` unit ids when they fit in `memory_limit`
@@ -238,7 +253,10 @@ impl Layout {
         } else {
             ids
         };
-        let Some(plan) = TablePlan::new(self.n, units, self.whole_max, memory_limit.bytes, stop)
+        let devices_join = self.devices_join.load(Ordering::Relaxed);
+        let for_units = (units, devices_join);
+        let Some(plan) =
+            TablePlan::new(self.n, for_units, self.whole_max, memory_limit.bytes, stop)
         else {
             return Ok(None);
         };
@@ -489,7 +507,7 @@ pub fn tables_bytes(n: usize) -> u64 {
 /// [`tables_bytes`], or `None` when `stop` was set first (the first count of N = 27's quarters
 /// takes seconds).
 pub(crate) fn tables_bytes_until(n: usize, stop: &AtomicBool) -> Option<u64> {
-    let least = TablePlan::new(n, 0, [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX], 0, stop)?;
+    let least = TablePlan::new(n, (0, false), [WHOLE_NORTH_MAX, WHOLE_SOUTH_MAX], 0, stop)?;
     Some(least.bytes)
 }
 
@@ -716,6 +734,7 @@ mod tests {
         declines: usize,
         taken: Cell<usize>,
         joined: Cell<usize>,
+        sent: Cell<usize>,
         counted: RefCell<HashMap<u64, (u64, u64)>>,
     }
 
@@ -738,6 +757,7 @@ mod tests {
             };
             let patterns = if joins { patterns } else { 0 };
             self.joined.set(self.joined.get() + usize::from(joins));
+            self.sent.set(self.sent.get() + usize::from(!joins));
             let counted = (visited - clashes, patterns);
             self.counted.borrow_mut().insert(ticket, counted);
             Ok(Some(ticket))
@@ -751,6 +771,7 @@ mod tests {
     fn units_joined_by_a_device_count_as_on_the_cpu() {
         let never = AtomicBool::new(false);
         let pairs = PairKernel::best();
+        let (mut joined, mut sent) = (0, 0);
         for (n, step) in [(8, 1), (11, 1), (12, 3), (13, 7), (16, 401)] {
             let layout = Layout::new(n);
             for declines in [0, 3] {
@@ -758,6 +779,7 @@ mod tests {
                     declines,
                     taken: Cell::new(0),
                     joined: Cell::new(0),
+                    sent: Cell::new(0),
                     counted: RefCell::default(),
                 };
                 for id in (0..layout.len()).step_by(step) {
@@ -768,9 +790,12 @@ mod tests {
                     let got = pending.finish(|t| counted[&t]);
                     assert_eq!(got, cpu, "n = {n}, unit {id}, declining every {declines}");
                 }
-                assert!(device.joined.get() > 0, "n = {n}: no sieve joined");
+                joined += device.joined.get();
+                sent += device.sent.get();
             }
         }
+        // halves joined by the device, and halves too short for it sent as they are
+        assert!(joined > 0 && sent > 0, "{joined} joined, {sent} sent");
     }
 }
 

@@ -1,7 +1,7 @@
 //! A unit's count on one thread: its halves joined a part at a time, the sliced one loaded
 //! into the sieve and the other counted against it, on the CPU's loops or a device.
 
-use super::cells::Joinable;
+use super::cells::{Joinable, LEAST_JOINED};
 use super::half::{Halves, Kept};
 use super::pair_kernel::PairKernel;
 use super::pattern::{Pattern, Shift};
@@ -133,10 +133,21 @@ impl Work {
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
         let west_rows = free_rows & !east_rows;
         if let Some(device) = device.filter(|d| d.takes() == Made::Words) {
-            let cells = halves.joinable((east_rows, east_avoid));
-            if let Some(cells) = cells.filter(|c| c.len() <= parts.other) {
-                let halves = (halves, cells, (west_rows, avoid));
-                return self.count_joined(n, halves, (pairs, parts), device, stop);
+            // the half of more candidates is joined on the device, the other sliced here
+            let within = || LEAST_JOINED..=parts.other;
+            let east = halves.joinable((east_rows, east_avoid), within());
+            let west = halves.joinable((west_rows, avoid), within());
+            let west_longer = west.as_ref().map(Joinable::len) > east.as_ref().map(Joinable::len);
+            // (the east half is built in the west columns: moved back east to meet the west)
+            let (west_ward, east_ward) = (Shift::west(east_shift(n)), Shift::east(east_shift(n)));
+            let joined = match (east, west) {
+                (_, Some(west)) if west_longer => Some((west, (east_rows, east_avoid), west_ward)),
+                (Some(east), _) => Some((east, (west_rows, avoid), east_ward)),
+                _ => None,
+            };
+            if let Some((cells, sliced, shift)) = joined {
+                let halves = (halves, cells, (sliced, west_longer));
+                return self.count_joined(n, halves, (pairs, parts), (device, shift), stop);
             }
         }
         let [kept_east, kept_west] = &mut self.kept;
@@ -224,48 +235,52 @@ impl Work {
         Ok(Some(counted))
     }
 
-    /// [`Work::count`] where `device` joins the east half itself from the cells of the
-    /// quarter tables it holds: the east half is never sliced (the west half is, a part at
-    /// a time), its pivots are chosen on a sample of it, and it is joined here only where
-    /// a sieve cannot go to the device, or to count its patterns where none went.
+    /// [`Work::count`] where `device` joins one half itself (`cells`, moved where the
+    /// other is by `shift`) from the quarter tables it holds: the other half, on `sliced`
+    /// rows avoiding its diagonals (the east one, where `east_sliced`), is sliced a part at
+    /// a time; the pivots are chosen on a sample of the joined one, which is joined here
+    /// only where a sieve cannot go to the device, or to count its patterns where none
+    /// went.
     fn count_joined(
         &mut self,
         n: usize,
-        (halves, cells, (west_rows, avoid)): (&Halves, Joinable, (u64, Pattern)),
+        (halves, mut cells, (sliced, east_sliced)): (&Halves, Joinable, ((u64, Pattern), bool)),
         (pairs, parts): (PairKernel, PartSizes),
-        device: &dyn PairDevice,
+        (device, shift): (&dyn PairDevice, Shift),
         stop: &AtomicBool,
     ) -> Result<Option<Pairs>, Error> {
         let short = |_| crate::memory::memory_short("a unit's half-board patterns");
-        let (sample, reckoned) = cells.sample();
-        let shift = Shift::east(east_shift(n));
+        let (sample, reckoned) = cells.sample(pairs).map_err(short)?;
         let mut counted = Pairs::default();
         let mut joined = false;
-        self.east.clear();
-        let mut west = Some(
-            halves
-                .parts(n, (west_rows, avoid), pairs, &mut self.kept[1])
-                .map_err(short)?,
-        );
-        while let Some(mut west_parts) = west.take() {
+        let Work {
+            east,
+            west,
+            sieve,
+            kept,
+        } = self;
+        let ((part, other), kept) = match east_sliced {
+            true => ((east, west), &mut kept[0]),
+            false => ((west, east), &mut kept[1]),
+        };
+        other.clear();
+        let mut parts_left = Some(halves.parts(n, sliced, pairs, kept).map_err(short)?);
+        while let Some(mut sliced_parts) = parts_left.take() {
             if stop.load(Ordering::Relaxed) {
                 return Ok(None);
             }
-            self.west.clear();
-            let more = west_parts
-                .fill(&mut self.west, parts.sliced)
-                .map_err(short)?;
-            west = more.then_some(west_parts);
-            counted.patterns += self.west.len() as u64;
-            if self.west.is_empty() || (joined && self.east.is_empty()) {
+            part.clear();
+            let more = sliced_parts.fill(part, parts.sliced).map_err(short)?;
+            parts_left = more.then_some(sliced_parts);
+            counted.patterns += part.len() as u64;
+            if part.is_empty() || (joined && other.is_empty()) {
                 continue;
             }
             let others = match joined {
-                true => (&self.east[..], self.east.len(), shift),
+                true => (&other[..], other.len(), shift),
                 false => (&sample[..], reckoned, shift),
             };
-            let sieve = &mut self.sieve;
-            let loaded = sieve.load_for_device(pairs, &self.west, (others, device.takes()));
+            let loaded = sieve.load_for_device(pairs, part, (others, device.takes()));
             loaded.map_err(short)?;
             let mut disjoint = match joined {
                 true => Counted::Unjoined,
@@ -273,10 +288,10 @@ impl Work {
             };
             if disjoint == Counted::Unjoined {
                 if !joined {
-                    cells.join(pairs, &mut self.east).map_err(short)?;
+                    cells.join(pairs, other).map_err(short)?;
                     joined = true;
                 }
-                let others = OtherSide::Joined(&self.east);
+                let others = OtherSide::Joined(other);
                 disjoint = sieve.count_disjoint_by(pairs, others, stop, device)?;
             }
             match disjoint {
@@ -291,12 +306,12 @@ impl Work {
                 Counted::Unjoined => unreachable!("the other side came joined"),
             }
         }
-        // the east half's patterns: counted by a ticket's device, or here
+        // the joined half's patterns: counted by a ticket's device, or here
         if counted.patterns_of.is_none() {
             if !joined {
-                cells.join(pairs, &mut self.east).map_err(short)?;
+                cells.join(pairs, other).map_err(short)?;
             }
-            counted.patterns += self.east.len() as u64;
+            counted.patterns += other.len() as u64;
         }
         Ok(Some(counted))
     }
