@@ -116,8 +116,10 @@ pub struct Trial {
     pub dropped_after: Option<&'static AtomicU64>,
     /// Where the most clashes the GPU added up for one sieve are kept.
     pub most_clashes: Option<&'static AtomicU64>,
-    /// Where the sieves whose other side the GPU signed are counted.
+    /// Where the sieves whose other side the GPU signed are counted, and those whose
+    /// other side it joined.
     pub signed: Option<&'static AtomicU64>,
+    pub joined: Option<&'static AtomicU64>,
     /// Whether every sieve's words are sent wide (else narrow where they fit, as on every
     /// board a test counts).
     pub wide_words: bool,
@@ -346,6 +348,10 @@ impl<'a> Feed<'a> {
             #[cfg(test)]
             if let (Some(signed), Visited::Gpu(_)) = (self.shared.trial.signed, sieve.visited) {
                 signed.fetch_add(1, Ordering::Relaxed);
+            }
+            #[cfg(test)]
+            if let (Some(joined), true) = (self.shared.trial.joined, sieve.joins) {
+                joined.fetch_add(1, Ordering::Relaxed);
             }
             let visited = match sieve.visited {
                 Visited::Host(visited) => visited,
@@ -623,9 +629,11 @@ mod tests {
         // the other side's words narrow (as every board below 24 has them) and wide
         for wide_words in [false, true] {
             let signed = &*Box::leak(Box::new(AtomicU64::new(0)));
+            let joined = &*Box::leak(Box::new(AtomicU64::new(0)));
             let trial = Trial {
                 wide_words,
                 signed: Some(signed),
+                joined: Some(joined),
                 ..Trial::default()
             };
             let gpu = on_gpus(&gpus, &plan, trial);
@@ -635,6 +643,9 @@ mod tests {
             // narrow words: the GPU signed the other side
             let signed = signed.load(Ordering::Relaxed);
             assert_eq!(signed > 0, !wide_words, "{signed} sieves signed");
+            // and joined the longer half of most units (N = 15's are past the tests' 400
+            // candidates), beside the shorter ones sent as they came
+            assert_eq!(joined.load(Ordering::Relaxed) > 0, !wide_words);
             // the GPU's counts were used: no spot check disagreed
             assert!(gpu.facts().notes.is_empty(), "{:?}", gpu.facts().notes);
         }
@@ -714,15 +725,26 @@ mod tests {
                     ids.push(id);
                 }
             }
-            // a few units: their tables a row set at a time, as a shard's
+            // a few units: their tables a row set at a time, as a shard's, but where a GPU
+            // over a bus joins halves from them whole (N = 19 and 20's take 48 and 129 MiB)
+            let joins = n <= 20 && gpus.iter().all(|gpu| gpu.joins_halves());
+            if joins {
+                layout.keep_tables_whole_for_devices();
+            }
             let never = AtomicBool::new(false);
             let budget = Budget::asked(u64::MAX);
             let prepared = layout.prepare(budget, ids.len(), (&Workers::this_thread(), 2), &never);
             prepared.unwrap().unwrap();
-            let gpu = on_gpus(gpus, &plan, Trial::default());
+            let joined = &*Box::leak(Box::new(AtomicU64::new(0)));
+            let trial = Trial {
+                joined: Some(joined),
+                ..Trial::default()
+            };
+            let gpu = on_gpus(gpus, &plan, trial);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu, "n = {n}, units {ids:?}");
+            assert_eq!(joined.load(Ordering::Relaxed) > 0, joins, "n = {n}");
             // each unit's sieves went to the GPU (in one batch or a few)
             assert_eq!(executed.gpu_subtasks, ids.len(), "n = {n}");
             assert!(executed.gpu_dispatches > 0, "n = {n}");

@@ -117,9 +117,8 @@ impl<'a> Joinable<'a> {
         );
         let width = region.cols as u32;
         let all = (1usize << width) - 1;
-        let pairs_of = |cols: usize| upper.cell(cols).len() * lower.cell(all & !cols).len();
         let each_cell = || subsets(width, north_rows.count_ones()).map(|c| c as usize);
-        if !within.contains(&each_cell().map(pairs_of).sum()) {
+        if !within.contains(&Joinable::count(quarters, rows)) {
             return None;
         }
         let mut cells = Vec::new();
@@ -154,6 +153,19 @@ impl<'a> Joinable<'a> {
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub fn reckoned(&self) -> usize {
         self.reckoned
+    }
+
+    /// The candidates of the half on the board rows `rows` (the north placements on some
+    /// columns times the south ones on the others, summed over the columns).
+    pub(super) fn count(quarters: Quarters, rows: u64) -> usize {
+        let region = quarters.north.region();
+        let north_rows = rows & region.row_mask();
+        let upper = quarters.north.row_set(north_rows);
+        let lower = quarters.south.row_set(rows & !north_rows);
+        let all = (1usize << region.cols) - 1;
+        (subsets(region.cols as u32, north_rows.count_ones()))
+            .map(|cols| upper.cell(cols as usize).len() * lower.cell(all & !cols as usize).len())
+            .sum()
     }
 
     /// The candidates: every pair of each cell.

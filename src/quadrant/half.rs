@@ -118,6 +118,18 @@ impl Halves {
         }
     }
 
+    /// The candidates of the half on `rows` ([`Halves::joinable`]; none without whole
+    /// tables).
+    pub(super) fn candidates(&self, rows: u64) -> usize {
+        match self {
+            Halves::Tables {
+                north: Table::Whole(north),
+                south: Table::Whole(south),
+            } => Joinable::count(Quarters { north, south }, rows),
+            _ => 0,
+        }
+    }
+
     /// The patterns of the half of an `n`×`n` board with queens on `rows` and on every west
     /// column, none on a diagonal of `avoid`, on the loop `pairs` (the east half is built
     /// there too, moved west), to be had a part at a time ([`Parts::fill`]); an error when

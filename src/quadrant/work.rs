@@ -134,16 +134,15 @@ impl Work {
         let west_rows = free_rows & !east_rows;
         if let Some(device) = device.filter(|d| d.takes() == Made::Words) {
             // the half of more candidates is joined on the device, the other sliced here
-            let within = || LEAST_JOINED..=parts.other;
-            let east = halves.joinable((east_rows, east_avoid), within());
-            let west = halves.joinable((west_rows, avoid), within());
-            let west_longer = west.as_ref().map(Joinable::len) > east.as_ref().map(Joinable::len);
+            let within = LEAST_JOINED..=parts.other;
+            let west_longer = halves.candidates(west_rows) > halves.candidates(east_rows);
             // (the east half is built in the west columns: moved back east to meet the west)
             let (west_ward, east_ward) = (Shift::west(east_shift(n)), Shift::east(east_shift(n)));
-            let joined = match (east, west) {
-                (_, Some(west)) if west_longer => Some((west, (east_rows, east_avoid), west_ward)),
-                (Some(east), _) => Some((east, (west_rows, avoid), east_ward)),
-                _ => None,
+            let joined = match west_longer {
+                true => (halves.joinable((west_rows, avoid), within))
+                    .map(|west| (west, (east_rows, east_avoid), west_ward)),
+                false => (halves.joinable((east_rows, east_avoid), within))
+                    .map(|east| (east, (west_rows, avoid), east_ward)),
             };
             if let Some((cells, sliced, shift)) = joined {
                 let halves = (halves, cells, (sliced, west_longer));
