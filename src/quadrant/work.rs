@@ -111,7 +111,8 @@ impl Work {
     /// diagonal, on the loops `pairs`. Each half is built a part at a time: for each part of
     /// the east half (at most `parts.other` patterns), the west half's parts (at most
     /// `parts.sliced`) are built, sliced and counted against it in turn, so a unit holds
-    /// two parts, not its halves. `None` when `stop` was set first.
+    /// two parts, not its halves; where `device` is over a bus and holds the tables, it
+    /// joins the longer half itself (`count_joined`). `None` when `stop` was set first.
     pub(super) fn count(
         &mut self,
         n: usize,
