@@ -114,27 +114,18 @@ pub struct PairWork<'a> {
 /// over a bus), and sends 16 bytes a pattern for 12.
 pub struct Signing<'a> {
     /// The patterns, in the order they came, or the cells that join them.
-    raw: Raw<'a>,
+    raw: OtherSide<'a>,
     rest: &'a Gather,
     signatures: &'a Signatures,
     /// For each signature, the stored patterns of the blocks it reaches.
     pub covered: Vec<u32>,
 }
 
-/// The other side as a device that signs it is sent it.
-#[derive(Clone, Copy)]
-enum Raw<'a> {
-    /// Its patterns, as they came.
-    Patterns(&'a [Pattern]),
-    /// The cells that join them: the device holds the quarter tables and joins each
-    /// candidate ([`Joinable`]), and a candidate that is no pattern takes the sieve's last
-    /// signature, which reaches nothing and covers nothing (so places, order and pairs need
-    /// not tell them apart).
-    Cells(&'a Joinable<'a>),
-}
-
-/// The other side as a sieve is handed it: its patterns, or where a device may join them,
-/// the cells that do.
+/// The other side as a sieve is handed it, and a device that signs it is sent it: its
+/// patterns as they came, or where a device may join them, the cells that do (the device
+/// holds the quarter tables and joins each candidate, and a candidate that is no pattern
+/// takes the sieve's last signature, which reaches nothing and covers nothing, so places,
+/// order and pairs need not tell them apart).
 #[derive(Clone, Copy)]
 pub enum OtherSide<'a> {
     Joined(&'a [Pattern]),
@@ -145,8 +136,8 @@ impl<'a> Signing<'a> {
     /// The cells the device joins the other side from, where it does.
     pub fn cells(&self) -> Option<&'a Joinable<'a>> {
         match self.raw {
-            Raw::Patterns(_) => None,
-            Raw::Cells(cells) => Some(cells),
+            OtherSide::Joined(_) => None,
+            OtherSide::Cells(cells) => Some(cells),
         }
     }
 
@@ -206,8 +197,8 @@ impl<'a> Signing<'a> {
     /// where the device joins them).
     pub fn raw_words(&self) -> impl Iterator<Item = [u32; RAW_WORDS]> + '_ {
         let raw = match self.raw {
-            Raw::Patterns(raw) => raw,
-            Raw::Cells(_) => &[],
+            OtherSide::Joined(raw) => raw,
+            OtherSide::Cells(_) => &[],
         };
         raw.iter().map(|&p| pattern_words(p))
     }
@@ -221,8 +212,8 @@ impl<'a> Signing<'a> {
     /// (a candidate that is no pattern: nothing, and the last signature).
     fn sign(&self, i: usize) -> (u64, usize) {
         let p = match self.raw {
-            Raw::Patterns(raw) => Some(raw[i]),
-            Raw::Cells(cells) => cells.pattern(i),
+            OtherSide::Joined(raw) => Some(raw[i]),
+            OtherSide::Cells(cells) => cells.pattern(i),
         };
         self.sign_pattern(p)
     }
@@ -247,8 +238,8 @@ impl<'a> Signing<'a> {
             patterns.fold((0, 0), |(visited, n), p| (visited + covered(p), n + 1))
         };
         match self.raw {
-            Raw::Patterns(raw) => add_up(&mut raw.iter().copied()),
-            Raw::Cells(cells) => {
+            OtherSide::Joined(raw) => add_up(&mut raw.iter().copied()),
+            OtherSide::Cells(cells) => {
                 let mut joined = Vec::new();
                 match cells.join(PairKernel::best(), &mut joined) {
                     Ok(()) => add_up(&mut joined.into_iter()),
@@ -261,7 +252,7 @@ impl<'a> Signing<'a> {
 
     /// Whether pattern (or candidate) `i` is no pattern.
     fn dropped(&self, i: usize) -> bool {
-        matches!(self.raw, Raw::Cells(cells) if cells.pattern(i).is_none())
+        matches!(self.raw, OtherSide::Cells(cells) if cells.pattern(i).is_none())
     }
 }
 
@@ -404,8 +395,8 @@ impl PairWork<'_> {
     /// The patterns of the other side (its candidates, where the device joins it).
     pub fn len(&self) -> usize {
         match self.signing.as_ref().map(|s| s.raw) {
-            Some(Raw::Patterns(raw)) => raw.len(),
-            Some(Raw::Cells(cells)) => cells.len(),
+            Some(OtherSide::Joined(raw)) => raw.len(),
+            Some(OtherSide::Cells(cells)) => cells.len(),
             None => self.patterns.len() / self.pattern_words,
         }
     }
@@ -550,7 +541,7 @@ impl Sieve {
                 let Some(first) = first.filter(|_| signs) else {
                     return Ok(Counted::Unjoined);
                 };
-                let work = self.signing_work((Raw::Cells(cells), first));
+                let work = self.signing_work((OtherSide::Cells(cells), first));
                 return Ok(device
                     .take(&work)?
                     .map_or(Counted::Unjoined, Counted::Later));
@@ -563,7 +554,7 @@ impl Sieve {
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
         if signs {
-            if let Some(ticket) = device.take(&self.signing_work((Raw::Patterns(others), 0)))? {
+            if let Some(ticket) = device.take(&self.signing_work((OtherSide::Joined(others), 0)))? {
                 return Ok(Counted::Later(ticket));
             }
             self.slice_stored(pairs).map_err(short)?;
@@ -699,13 +690,13 @@ impl Sieve {
     /// they came, or the cells it joins them from (with one more signature, reaching
     /// nothing, for the candidates that are no patterns: from the first that is one, `first`),
     /// with what it gathers them by.
-    fn signing_work<'a>(&'a self, (raw, first): (Raw<'a>, usize)) -> PairWork<'a> {
+    fn signing_work<'a>(&'a self, (raw, first): (OtherSide<'a>, usize)) -> PairWork<'a> {
         let seen = &self.seen;
         let mut heads: Vec<u32> = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
         let mut reach_at: Vec<u32> = self.reach_at.iter().map(|&at| at as u32).collect();
         // (a block's covered patterns are the stored ones, fewer than 2^32)
         let mut covered: Vec<u32> = self.covered.iter().map(|&c| c as u32).collect();
-        if let Raw::Cells(_) = raw {
+        if let OtherSide::Cells(_) = raw {
             heads.push(0);
             reach_at.push(*reach_at.last().expect("a signature at least"));
             covered.push(0);
