@@ -9,7 +9,6 @@ use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern};
 use super::quarter::{subsets, Quarter, RowSet};
 use std::collections::TryReserveError;
-use std::ops::RangeInclusive;
 
 /// Candidates a pivot sample tests, evenly spaced (a seventh to a fifth are patterns from
 /// N = 19 on: about the 256 the pivots sample of a joined side below 2^38 pairs).
@@ -100,14 +99,8 @@ pub struct Joinable<'a> {
 
 impl<'a> Joinable<'a> {
     /// The half with queens on the board rows `rows` and every west column, none on a
-    /// diagonal of `avoid`, as the cells of `quarters` (cells without candidates left out),
-    /// where its candidates are `within` (counted first: most halves of the boards below
-    /// N = 19 have fewer than a device joins).
-    pub(super) fn new(
-        quarters: Quarters<'a>,
-        (rows, avoid): (u64, Pattern),
-        within: RangeInclusive<usize>,
-    ) -> Option<Joinable<'a>> {
+    /// diagonal of `avoid`, as the cells of `quarters` (cells without candidates left out).
+    pub(super) fn new(quarters: Quarters<'a>, (rows, avoid): (u64, Pattern)) -> Joinable<'a> {
         let region = quarters.north.region();
         let north_rows = rows & region.row_mask();
         let south_rows = rows & !north_rows;
@@ -117,13 +110,9 @@ impl<'a> Joinable<'a> {
         );
         let width = region.cols as u32;
         let all = (1usize << width) - 1;
-        let each_cell = || subsets(width, north_rows.count_ones()).map(|c| c as usize);
-        if !within.contains(&Joinable::count(quarters, rows)) {
-            return None;
-        }
         let mut cells = Vec::new();
         let mut candidates = 0;
-        for cols in each_cell() {
+        for cols in subsets(width, north_rows.count_ones()).map(|c| c as usize) {
             let (above, below) = (upper.cell(cols).len(), lower.cell(all & !cols).len());
             if above * below == 0 {
                 continue;
@@ -137,7 +126,7 @@ impl<'a> Joinable<'a> {
             });
             candidates += above * below;
         }
-        Some(Joinable {
+        Joinable {
             quarters,
             upper,
             lower,
@@ -146,7 +135,7 @@ impl<'a> Joinable<'a> {
             avoid,
             candidates,
             reckoned: candidates,
-        })
+        }
     }
 
     /// The patterns the half is reckoned to hold ([`Joinable::sample`]).
@@ -156,7 +145,8 @@ impl<'a> Joinable<'a> {
     }
 
     /// The candidates of the half on the board rows `rows` (the north placements on some
-    /// columns times the south ones on the others, summed over the columns).
+    /// columns times the south ones on the others, summed over the columns): counted
+    /// before its cells are made (most halves below N = 19 have fewer than a device joins).
     pub(super) fn count(quarters: Quarters, rows: u64) -> usize {
         let region = quarters.north.region();
         let north_rows = rows & region.row_mask();

@@ -2,7 +2,7 @@
 //! search over the rows where the tables did not fit.
 
 use super::cache::{Lent, RowSets};
-use super::cells::{Joinable, Quarters};
+use super::cells::Quarters;
 use super::join::{pair_up, Cell};
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern, Region, Stored};
@@ -10,7 +10,6 @@ use super::quarter::{subsets, Quarter, RowSet, Subsets};
 use crate::memory::Budget;
 use crate::stages::{time, Stage};
 use std::collections::TryReserveError;
-use std::ops::RangeInclusive;
 
 /// Whole cells joined in one call (a call per cell was most of the join's time at N = 16,
 /// whose cells pair about 8 north placements with 8 south ones).
@@ -101,32 +100,15 @@ impl<P: Stored> Table<P> {
 }
 
 impl Halves {
-    /// The half with queens on `rows` and every west column, none on a diagonal of
-    /// `avoid`, as the cells that join it, where both tables are whole (a device holds
-    /// them) and its candidates are `within`.
-    pub(super) fn joinable(
-        &self,
-        (rows, avoid): (u64, Pattern),
-        within: RangeInclusive<usize>,
-    ) -> Option<Joinable<'_>> {
+    /// Both tables, where both are whole: what a device holds to join halves from
+    /// ([`Joinable`]).
+    pub(super) fn quarters(&self) -> Option<Quarters<'_>> {
         match self {
             Halves::Tables {
                 north: Table::Whole(north),
                 south: Table::Whole(south),
-            } => Joinable::new(Quarters { north, south }, (rows, avoid), within),
+            } => Some(Quarters { north, south }),
             _ => None,
-        }
-    }
-
-    /// The candidates of the half on `rows` ([`Halves::joinable`]; none without whole
-    /// tables).
-    pub(super) fn candidates(&self, rows: u64) -> usize {
-        match self {
-            Halves::Tables {
-                north: Table::Whole(north),
-                south: Table::Whole(south),
-            } => Joinable::count(Quarters { north, south }, rows),
-            _ => 0,
         }
     }
 

@@ -133,19 +133,24 @@ impl Work {
         let east_rows = u64::from(unit.east_rows);
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
         let west_rows = free_rows & !east_rows;
-        if let Some(device) = device.filter(|d| d.takes() == Made::Words) {
+        let bus_device = device.filter(|d| d.takes() == Made::Words);
+        if let (Some(device), Some(quarters)) = (bus_device, halves.quarters()) {
             // the half of more candidates is joined on the device, the other sliced here
-            let within = LEAST_JOINED..=parts.other;
-            let west_longer = halves.candidates(west_rows) > halves.candidates(east_rows);
+            let [east, west] = [east_rows, west_rows].map(|r| Joinable::count(quarters, r));
+            let west_longer = west > east;
             // (the east half is built in the west columns: moved back east to meet the west)
-            let (west_ward, east_ward) = (Shift::west(east_shift(n)), Shift::east(east_shift(n)));
-            let joined = match west_longer {
-                true => (halves.joinable((west_rows, avoid), within))
-                    .map(|west| (west, (east_rows, east_avoid), west_ward)),
-                false => (halves.joinable((east_rows, east_avoid), within))
-                    .map(|east| (east, (west_rows, avoid), east_ward)),
+            let ((joined, sliced), shift) = match west_longer {
+                true => (
+                    ((west_rows, avoid), (east_rows, east_avoid)),
+                    Shift::west(east_shift(n)),
+                ),
+                false => (
+                    ((east_rows, east_avoid), (west_rows, avoid)),
+                    Shift::east(east_shift(n)),
+                ),
             };
-            if let Some((cells, sliced, shift)) = joined {
+            if (LEAST_JOINED..=parts.other).contains(&east.max(west)) {
+                let cells = Joinable::new(quarters, joined);
                 let halves = (halves, cells, (sliced, west_longer));
                 return self.count_joined(n, halves, (pairs, parts), (device, shift), stop);
             }
