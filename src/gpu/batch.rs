@@ -99,10 +99,8 @@ pub struct PairBatch {
     pub gathered: Vec<u32>,
     pub covered: Vec<u32>,
     /// Where the GPU joins the other side: each sieve's cells ([`CELL_WORDS`] each), their
-    /// candidates numbered in the batch, whether any sieve has them, and how many
-    /// candidates those sieves have.
+    /// candidates numbered in the batch, and how many candidates those sieves have.
     pub cells: Vec<u32>,
-    pub joins: bool,
     pub joined_slots: usize,
     /// Patterns of the other side, those the GPU joins as reckoned from their samples:
     /// what the batch is sized by.
@@ -257,7 +255,6 @@ impl PairBatch {
         }
         debug_assert!(self.is_empty() || self.takes_words_of(work));
         self.pattern_words = work.pattern_words;
-        self.joins |= cells.is_some();
         self.lookups = self.lookups.max(work.lookups);
         if cells.is_none() {
             self.pattern_data += work.len() * work.pattern_words;
@@ -286,6 +283,11 @@ impl PairBatch {
     /// Patterns in the batch (or candidates, where the GPU joins them).
     pub fn len(&self) -> usize {
         self.slots
+    }
+
+    /// Whether the GPU joins the other side of any sieve of the batch.
+    pub fn joins(&self) -> bool {
+        !self.cells.is_empty()
     }
 
     /// Whether the GPU signs the batch's other side.
@@ -395,7 +397,6 @@ impl PairBatch {
         self.gathered.clear();
         self.covered.clear();
         self.cells.clear();
-        self.joins = false;
         self.joined_slots = 0;
         self.reckoned = 0;
         self.slots = 0;

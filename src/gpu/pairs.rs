@@ -645,7 +645,7 @@ impl<'a, T> PairQueue<'a, T> {
                 }
             }
         }
-        let joined = self.joins_from.take().filter(|_| batch.joins);
+        let joined = self.joins_from.take().filter(|_| batch.joins());
         let sent = batch.pattern_data > 0;
         let binds = slot.bind_groups(gpu, &parts, (signs, sent, joined.as_deref()));
         let kernels = gpu.kernels;
