@@ -22,6 +22,7 @@
 # is not tried, so a lent machine's minutes are not spent on one stalled run.
 # ONLY="quadrant cpu" runs only those of gpu, gpu-only, quadrant and cpu (the others' cells
 # stay empty): the GPU's d4 takes minutes from N = 21 on an H100.
+# WARMUP=0 leaves out the warm-up round (a lent machine's minutes: each run then counts).
 # Where nvidia-smi is found, the quadrant column also gives its GPU's busy share: the mean of
 # `nvidia-smi dmon` one-second samples of the multiprocessors while it ran (of every NVIDIA
 # GPU of the machine: where there are several, their mean).
@@ -30,6 +31,8 @@ baseline=${1:-}
 [ "$baseline" = "-" ] && baseline=
 rounds=${2:-3}
 limit=${LIMIT:-120}
+first_round=1
+[ "${WARMUP:-1}" = 0 ] || first_round=0
 only=${ONLY:-gpu gpu-only quadrant cpu}
 for name in $only; do
     case $name in
@@ -117,7 +120,7 @@ while read -r index kind name; do
         [[ " $only " == *" cpu "* ]] || want=$("$bin" count "$n" --device cpu)
         depth=$((n <= 15 ? 5 : 6))
         ended=yes
-        for ((r = 0; r <= rounds; r++)); do
+        for ((r = first_round; r <= rounds; r++)); do
             measure "$r" cpu "$bin" count "$n" --device cpu &&
                 measure "$r" gpu "$bin" count "$n" --device gpu --gpus "$index" &&
                 measure "$r" gpu-only "$bin" count "$n" --device gpu-only --gpus "$index" &&

@@ -3,8 +3,9 @@
 //! time, `CLOCK_THREAD_CPUTIME_ID`, added up over the threads; [`run`](crate::run()) prints
 //! the table on the standard error when it ends), where `NQUEENS_OVER_A_BUS=1` also opens a
 //! GPU that shares the host's memory (lavapipe) as one over a bus is opened, so that the
-//! host's stages beside a bus GPU can be measured on it. In other builds a stage is its
-//! closure and nothing more.
+//! host's stages beside a bus GPU can be measured on it, and a GPU that writes timestamps
+//! times each pass of the pair count on itself (the GPU's seconds by pass, after the
+//! threads'). In other builds a stage is its closure and nothing more.
 
 /// A stage of a quadrant count on a counting thread, timed where its work is done (the
 /// joins in `half.rs`, the sieve's in `sieve/mod.rs`, the batches' in the GPU executor).
@@ -48,6 +49,27 @@ const STAGES: [(Stage, &str); 9] = [
     (Stage::Receive, "receive"),
 ];
 
+/// Whether this build keeps the stages' times.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) const KEPT: bool = cfg!(feature = "stage-times");
+
+/// The passes of a batch of the pair count on a GPU, by name, whose GPU time is kept
+/// ([`gpu_pass`]).
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) const GPU_PASSES: [&str; 7] = [
+    "sign", "join", "places", "order", "group", "tables", "pairs",
+];
+
+/// Adds `nanos` of the GPU's time to pass `pass` (of [`GPU_PASSES`]), where this build
+/// keeps the times.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) fn gpu_pass(pass: usize, nanos: u64) {
+    #[cfg(feature = "stage-times")]
+    kept::add_gpu(pass, nanos);
+    #[cfg(not(feature = "stage-times"))]
+    let _ = (pass, nanos);
+}
+
 /// `f`'s result, its thread's CPU time added to `stage` where this build keeps the times.
 #[inline(always)]
 pub(crate) fn time<R>(stage: Stage, f: impl FnOnce() -> R) -> R {
@@ -74,17 +96,20 @@ pub(crate) fn report() {
 /// Whether a GPU that shares the host's memory is to be opened as one over a bus.
 #[cfg(feature = "gpu")]
 pub(crate) fn over_a_bus() -> bool {
-    cfg!(feature = "stage-times")
-        && std::env::var_os("NQUEENS_OVER_A_BUS").is_some_and(|v| v == "1")
+    KEPT && std::env::var_os("NQUEENS_OVER_A_BUS").is_some_and(|v| v == "1")
 }
 
 #[cfg(feature = "stage-times")]
 mod kept {
-    use super::{Stage, STAGES};
+    use super::{Stage, GPU_PASSES, STAGES};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     static NANOS: [AtomicU64; STAGES.len()] = [const { AtomicU64::new(0) }; STAGES.len()];
     static CALLS: [AtomicU64; STAGES.len()] = [const { AtomicU64::new(0) }; STAGES.len()];
+    static GPU_NANOS: [AtomicU64; GPU_PASSES.len()] =
+        [const { AtomicU64::new(0) }; GPU_PASSES.len()];
+    static GPU_CALLS: [AtomicU64; GPU_PASSES.len()] =
+        [const { AtomicU64::new(0) }; GPU_PASSES.len()];
 
     /// This thread's CPU time so far.
     pub(super) fn now() -> cpu_time::ThreadTime {
@@ -97,12 +122,28 @@ mod kept {
         CALLS[stage as usize].fetch_add(1, Ordering::Relaxed);
     }
 
+    pub(super) fn add_gpu(pass: usize, nanos: u64) {
+        GPU_NANOS[pass].fetch_add(nanos, Ordering::Relaxed);
+        GPU_CALLS[pass].fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(super) fn table() -> String {
         let mut table = String::from("stage               thread CPU s        calls\n");
         for (stage, name) in STAGES {
             let seconds = NANOS[stage as usize].load(Ordering::Relaxed) as f64 * 1e-9;
             let calls = CALLS[stage as usize].load(Ordering::Relaxed);
             table += &format!("{name:<18} {seconds:>14.2} {calls:>12}\n");
+        }
+        if GPU_CALLS
+            .iter()
+            .any(|calls| calls.load(Ordering::Relaxed) > 0)
+        {
+            table += "GPU pass                    GPU s       passes\n";
+            for (pass, name) in GPU_PASSES.iter().enumerate() {
+                let seconds = GPU_NANOS[pass].load(Ordering::Relaxed) as f64 * 1e-9;
+                let calls = GPU_CALLS[pass].load(Ordering::Relaxed);
+                table += &format!("{name:<18} {seconds:>14.2} {calls:>12}\n");
+            }
         }
         table
     }

@@ -11,6 +11,7 @@ pub(crate) mod batch;
 pub(crate) mod items;
 pub(crate) mod ledger;
 mod pairs;
+mod pass_times;
 mod quarters;
 pub use pairs::PairQueue;
 mod trust;
@@ -296,6 +297,10 @@ impl Gpu {
         if shares_memory {
             required_features |= wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
         }
+        if crate::stages::KEPT {
+            // each pass of the pair count timed on the GPU (`pass_times`)
+            required_features |= features & wgpu::Features::TIMESTAMP_QUERY;
+        }
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
@@ -407,6 +412,9 @@ impl Gpu {
             limit: self.buffer_limit,
             shares_memory: self.shares_memory,
             quarters: &self.quarters,
+            pass_clock: (self.device.features())
+                .contains(wgpu::Features::TIMESTAMP_QUERY)
+                .then(|| self.queue.get_timestamp_period()),
         })
     }
 

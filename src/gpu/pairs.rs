@@ -27,6 +27,7 @@
 //! word lists when the batch is sent.
 
 use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SPOT_EVERY, SUM_WORDS};
+use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
 use crate::gpu::upload::{entry, le_bytes};
 use crate::quadrant::{
@@ -124,6 +125,8 @@ pub(super) struct Device<'a> {
     pub shares_memory: bool,
     /// The quarter tables it holds.
     pub quarters: &'a Holding,
+    /// Nanoseconds a tick of its timestamps, where its passes are timed ([`PassTimes`]).
+    pub pass_clock: Option<f32>,
 }
 
 impl Device<'_> {
@@ -209,6 +212,8 @@ struct Slot {
     /// Where each pattern of the other side came, where the GPU groups them ([`Making`]);
     /// a word the pair kernel binds and does not read elsewhere.
     origin: wgpu::Buffer,
+    /// Its batch's passes timed, where they are ([`Device::pass_clock`]).
+    times: Option<PassTimes>,
 }
 
 /// A buffer of `size` bytes (at least 32).
@@ -291,6 +296,7 @@ impl Slot {
             ),
             sums: Staged::new(device, "sums", 0, Way::FromGpu),
             origin: buffer(device.device, "origin", 0, Use::STORAGE),
+            times: (device.pass_clock).map(|tick| PassTimes::new(device.device, tick)),
         }
     }
 
@@ -483,14 +489,13 @@ struct Sent<T> {
     submitted: wgpu::SubmissionIndex,
     mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
     maps_seen: usize,
+    /// Mappings it waits for: its sums, its two uploads and, where timed, its pass times.
+    awaited: usize,
     /// Its sieves, and the words of its sums.
     sieves: usize,
     sum_words: usize,
     tag: T,
 }
-
-/// Mappings a sent batch waits for: its sums and its two uploads.
-const MAPS: usize = 3;
 
 /// Words of the kernels' parameters (`pair_params.wgsl`).
 const PARAMS: usize = 6;
@@ -672,7 +677,7 @@ impl<'a, T> PairQueue<'a, T> {
         for (label, pipeline, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
-                timestamp_writes: None,
+                timestamp_writes: slot.times.as_mut().map(|times| times.writes(label)),
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind, &[]);
@@ -680,9 +685,13 @@ impl<'a, T> PairQueue<'a, T> {
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
         slot.sums.copy(&mut encoder, bytes);
+        if let Some(times) = &slot.times {
+            times.resolve(&mut encoder);
+        }
         let submitted = gpu.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
-        for (buffer, range, mode) in [
+        let timed = slot.times.as_ref().map(|times| &times.read);
+        let maps = [
             (&slot.sums.host, 0..bytes, wgpu::MapMode::Read),
             (
                 &slot.upload.host,
@@ -690,7 +699,11 @@ impl<'a, T> PairQueue<'a, T> {
                 wgpu::MapMode::Write,
             ),
             (&slot.words.host, 0..slot.words.size(), wgpu::MapMode::Write),
-        ] {
+        ];
+        let timed = timed.map(|read| (read, 0..read.size(), wgpu::MapMode::Read));
+        let maps = maps.into_iter().chain(timed).collect::<Vec<_>>();
+        let awaited = maps.len();
+        for (buffer, range, mode) in maps {
             let sent = sent.clone();
             buffer.slice(range).map_async(mode, move |r| {
                 let _ = sent.send(r);
@@ -701,6 +714,7 @@ impl<'a, T> PairQueue<'a, T> {
             submitted,
             mapped,
             maps_seen: 0,
+            awaited,
             sieves,
             sum_words,
             tag,
@@ -722,7 +736,7 @@ impl<'a, T> PairQueue<'a, T> {
             false => wgpu::PollType::Poll,
         };
         self.device.device.poll(poll).map_err(|e| e.to_string())?;
-        while oldest.maps_seen < MAPS {
+        while oldest.maps_seen < oldest.awaited {
             let mapped = match wait {
                 true => oldest.mapped.recv().map_err(|e| e.to_string())?,
                 false => match oldest.mapped.try_recv() {
@@ -734,7 +748,7 @@ impl<'a, T> PairQueue<'a, T> {
             mapped.map_err(|e| e.to_string())?;
             oldest.maps_seen += 1;
         }
-        let done = self.sent.pop_front().expect("the oldest, above");
+        let mut done = self.sent.pop_front().expect("the oldest, above");
         let readback = &done.slot.sums.host;
         let range = readback.slice(..4 * done.sum_words as u64);
         let view = range.get_mapped_range().map_err(|e| e.to_string())?;
@@ -743,6 +757,9 @@ impl<'a, T> PairQueue<'a, T> {
         (self.sums).extend(words.map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
         drop(view);
         readback.unmap();
+        if let Some(times) = done.slot.times.as_mut() {
+            times.add_up()?;
+        }
         self.free.push(done.slot);
         Ok(Some((done.tag, Sums::new(&self.sums, done.sieves))))
     }
