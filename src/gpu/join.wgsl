@@ -3,9 +3,9 @@
 // invocation a candidate (a north placement of a cell paired with a south one, numbered
 // cell after cell, north-major) finds its cell by binary search, reads its two placements
 // and joins them. A candidate whose placements share a diagonal with each other or with
-// the middle column's queen is no pattern: it takes its sieve's last signature, which
-// reaches nothing and covers nothing, so the places, the order and the pairs treat it as
-// any other pattern and it adds nothing (its clashes are 0).
+// the middle column's queen is no pattern: it is marked so (NO_PATTERN, pair_params.wgsl)
+// and counted under no signature, so a sieve's patterns take the first places of its
+// candidates', and the order and the pairs pass over the rest.
 
 // each cell (CELL_WORDS words): its first candidate in the batch, where its north and
 // south placements start in the tables, and how many south ones it has
@@ -60,8 +60,7 @@ fn main(
         let clash = (up_main & low_main) | (up_anti & low_anti)
             | (main & avoid_main) | (anti & avoid_anti);
         if clash != 0lu {
-            // no pattern: the sieve's last signature
-            write_signed(i, 0lu, signing[r + 1u] + signing[r + 13u] - 1u);
+            signed[NARROW_WORDS * i + 2u] = NO_PATTERN;
         } else {
             sign(i, r, main, anti);
         }

@@ -4,14 +4,16 @@
 // the next place of its signature. Within a signature the order is whichever the atomics
 // give, and no count depends on it; adjacent invocations of the pair kernel then hold
 // patterns of one signature, which walk the same blocks. Each pattern's place notes where
-// it came, so its clashes go back there (the host's spot checks and sieves know it by it).
+// it came, one past it, so its clashes go back there (the host's spot checks and sieves
+// know it by it); a joined candidate that is no pattern takes no place, and a place none
+// took keeps 0 (the host clears them where the batch joins).
 
 // (`params`: pair_params.wgsl)
 // each pattern's `pattern_words` words as they came, its signature (in the batch) last
 @group(0) @binding(1) var<storage, read> patterns: array<u32>;
 // the same words grouped by signature
 @group(0) @binding(2) var<storage, read_write> ordered: array<u32>;
-// for each place of `ordered`, where its pattern came
+// for each place of `ordered`, one past where its pattern came (0: none came)
 @group(0) @binding(3) var<storage, read_write> origin: array<u32>;
 // each signature's next place
 @group(0) @binding(4) var<storage, read_write> cursors: array<atomic<u32>>;
@@ -26,10 +28,14 @@ fn main(
     let per = params.pattern_words;
     for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
         let at = i * per;
-        let to = atomicAdd(&cursors[patterns[at + per - 1u]], 1u);
+        let signature = patterns[at + per - 1u];
+        if signature == NO_PATTERN {
+            continue;
+        }
+        let to = atomicAdd(&cursors[signature], 1u);
         for (var w = 0u; w < per; w++) {
             ordered[to * per + w] = patterns[at + w];
         }
-        origin[to] = i;
+        origin[to] = i + 1u;
     }
 }

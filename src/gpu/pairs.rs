@@ -295,7 +295,7 @@ impl Slot {
                 Use::UNIFORM | Use::COPY_DST,
             ),
             sums: Staged::new(device, "sums", 0, Way::FromGpu),
-            origin: buffer(device.device, "origin", 0, Use::STORAGE),
+            origin: buffer(device.device, "origin", 0, Use::STORAGE | Use::COPY_DST),
             times: (device.pass_clock).map(|tick| PassTimes::new(device.device, tick)),
         }
     }
@@ -325,7 +325,7 @@ impl Slot {
             making.fit(device, bytes);
             if self.origin.size() < 4 * patterns {
                 let bytes = grown(4 * patterns, device.limit);
-                self.origin = buffer(device.device, "origin", bytes, Use::STORAGE);
+                self.origin = buffer(device.device, "origin", bytes, Use::STORAGE | Use::COPY_DST);
             }
         }
         let sums = 4 * batch.sum_words() as u64;
@@ -651,6 +651,10 @@ impl<'a, T> PairQueue<'a, T> {
             }
         }
         let joined = self.joins_from.take().filter(|_| batch.joins());
+        if joined.is_some() {
+            // a place no pattern takes (its candidates that are none) keeps 0 (order.wgsl)
+            encoder.clear_buffer(&slot.origin, 0, Some(4 * patterns as u64));
+        }
         let sent = batch.pattern_data > 0;
         let binds = slot.bind_groups(gpu, &parts, (signs, sent, joined.as_deref()));
         let kernels = gpu.kernels;

@@ -29,7 +29,8 @@
 // sums[S k..S k + 3] (S: SUM_WORDS); past the batch's sieves', the clashes of each
 // SPOT_EVERYth pattern (zeroed before the pass)
 @group(0) @binding(5) var<storage, read_write> sums: array<atomic<u32>>;
-// where each pattern came, where the GPU put them in signature order (order.wgsl)
+// one past where each pattern came, where the GPU put them in signature order (order.wgsl;
+// 0: a place no pattern took)
 @group(0) @binding(6) var<storage, read> origin: array<u32>;
 
 const WG: u32 = {WG}u;
@@ -71,6 +72,13 @@ fn main(
     var run = 0lu;
     for (var base = group.x * tile; base < params.patterns; base += groups.x * tile) {
         for (var i = base + lane; i < min(base + tile, params.patterns); i += WG) {
+            var came = i;
+            if params.ordered_here != 0u {
+                if origin[i] == 0u {
+                    continue;
+                }
+                came = origin[i] - 1u;
+            }
             let at = i * params.pattern_words;
             let signature = patterns[at + params.pattern_words - 1u];
             let count = clashes_of(at, signature);
@@ -82,10 +90,6 @@ fn main(
                 run = 0lu;
             }
             run += u64(count);
-            var came = i;
-            if params.ordered_here != 0u {
-                came = origin[i];
-            }
             if came == reach_at[record + 4u] {
                 atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
             }

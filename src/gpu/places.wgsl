@@ -4,8 +4,8 @@
 // order.wgsl takes its cursors from, and adds up the pairs its patterns' reaches visit
 // (each signature's patterns times the stored patterns it covers), which the host's
 // receiving takes, with the pair kernel's clashes, for the sieve's disjoint pairs, and
-// its patterns (where it was joined here, join.wgsl, less the candidates that were none,
-// its last signature's), which are nodes of the unit.
+// its patterns (where it was joined here, join.wgsl, its candidates that are patterns:
+// the others are counted under no signature), which are nodes of the unit.
 
 // (`params`: pair_params.wgsl)
 @group(0) @binding(1) var<storage, read> signing: array<u32>;
@@ -38,13 +38,8 @@ fn main(
             at += counts[s];
             visited += u64(counts[s]) * u64(covered[s]);
         }
-        var patterns = at - signing[r];
-        if signing[r + 15u] != 0u {
-            // joined here: the last signature's are no patterns
-            patterns -= counts[end - 1u];
-        }
         sums[SUM_WORDS * k + 3u] = u32(visited);
         sums[SUM_WORDS * k + 4u] = u32(visited >> 32u);
-        sums[SUM_WORDS * k + 5u] = patterns;
+        sums[SUM_WORDS * k + 5u] = at - signing[r];
     }
 }

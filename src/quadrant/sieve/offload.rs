@@ -123,9 +123,8 @@ pub struct Signing<'a> {
 
 /// The other side as a sieve is handed it, and a device that signs it is sent it: its
 /// patterns as they came, or where a device may join them, the cells that do (the device
-/// holds the quarter tables and joins each candidate, and a candidate that is no pattern
-/// takes the sieve's last signature, which reaches nothing and covers nothing, so places,
-/// order and pairs need not tell them apart).
+/// holds the quarter tables and joins each candidate; a candidate that is no pattern is
+/// counted under no signature, and the order and the pairs pass over it).
 #[derive(Clone, Copy)]
 pub enum OtherSide<'a> {
     Joined(&'a [Pattern]),
@@ -209,23 +208,14 @@ impl<'a> Signing<'a> {
     }
 
     /// Pattern `i`'s bits past the pivots and its signature, gathered as the device does
-    /// (a candidate that is no pattern: nothing, and the last signature).
-    fn sign(&self, i: usize) -> (u64, usize) {
+    /// (none for a candidate that is no pattern).
+    fn sign(&self, i: usize) -> Option<(u64, usize)> {
         let p = match self.raw {
-            OtherSide::Joined(raw) => Some(raw[i]),
-            OtherSide::Cells(cells) => cells.pattern(i),
+            OtherSide::Joined(raw) => raw[i],
+            OtherSide::Cells(cells) => cells.pattern(i)?,
         };
-        self.sign_pattern(p)
-    }
-
-    fn sign_pattern(&self, p: Option<Pattern>) -> (u64, usize) {
-        match p {
-            Some(p) => {
-                let rest = self.rest.word(self.rest.gather_by_lookups(p));
-                (rest, usize::from(self.signatures.signature(p)))
-            }
-            None => (0, self.covered.len() - 1),
-        }
+        let rest = self.rest.word(self.rest.gather_by_lookups(p));
+        Some((rest, usize::from(self.signatures.signature(p))))
     }
 
     /// The pairs visited, as the device adds them up, and the patterns: each pattern's
@@ -248,11 +238,6 @@ impl<'a> Signing<'a> {
                 }
             }
         }
-    }
-
-    /// Whether pattern (or candidate) `i` is no pattern.
-    fn dropped(&self, i: usize) -> bool {
-        matches!(self.raw, OtherSide::Cells(cells) if cells.pattern(i).is_none())
     }
 }
 
@@ -329,11 +314,10 @@ impl PairWork<'_> {
     /// was sent: a spot check's answer (from the words, it checks the device's transposes
     /// and filling too).
     pub fn clashes_of(&self, i: usize) -> u32 {
-        if self.signing.as_ref().is_some_and(|s| s.dropped(i)) {
+        let Some((dense, signature)) = self.dense_of(i) else {
             // a candidate that is no pattern reaches nothing
             return 0;
-        }
-        let (dense, signature) = self.dense_of(i);
+        };
         let reach = self.reach_at[signature] as usize..self.reach_at[signature + 1] as usize;
         let lookups = self.lookups as usize;
         let clashes_with = |first_entry: u32| {
@@ -375,11 +359,12 @@ impl PairWork<'_> {
         clashes - disjoint as u32
     }
 
-    /// Pattern `i`'s dense word and signature, read from its words as the device reads them.
-    fn dense_of(&self, i: usize) -> (u128, usize) {
+    /// Pattern `i`'s dense word and signature, read from its words as the device reads them
+    /// (none for a candidate the device joins that is no pattern).
+    fn dense_of(&self, i: usize) -> Option<(u128, usize)> {
         if let Some(signing) = &self.signing {
-            let (rest, signature) = signing.sign(i);
-            return (narrow_dense(self.heads[signature], rest.into()), signature);
+            let (rest, signature) = signing.sign(i)?;
+            return Some((narrow_dense(self.heads[signature], rest.into()), signature));
         }
         let words = &self.patterns[i * self.pattern_words..][..self.pattern_words];
         let (bits, signature) = words.split_at(self.pattern_words - 1);
@@ -389,7 +374,7 @@ impl PairWork<'_> {
             NARROW_WORDS => narrow_dense(self.heads[signature], bits),
             _ => bits,
         };
-        (dense, signature)
+        Some((dense, signature))
     }
 
     /// The patterns of the other side (its candidates, where the device joins it).
@@ -418,7 +403,7 @@ impl PairWork<'_> {
     #[cfg(test)]
     fn widen(&mut self) {
         let patterns = (0..self.len()).flat_map(|i| {
-            let (dense, signature) = self.dense_of(i);
+            let (dense, signature) = self.dense_of(i).expect("patterns, not cells");
             (0..DENSE_WORDS)
                 .map(move |w| (dense >> (32 * w)) as u32)
                 .chain([signature as u32])
@@ -687,20 +672,14 @@ impl Sieve {
     }
 
     /// The work of a device that signs the other side itself ([`Signing`]): `others` as
-    /// they came, or the cells it joins them from (with one more signature, reaching
-    /// nothing, for the candidates that are no patterns: from the first that is one, `first`),
-    /// with what it gathers them by.
+    /// they came, or the cells it joins them from (from the first candidate that is a
+    /// pattern, `first`), with what it gathers them by.
     fn signing_work<'a>(&'a self, (raw, first): (OtherSide<'a>, usize)) -> PairWork<'a> {
         let seen = &self.seen;
-        let mut heads: Vec<u32> = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
-        let mut reach_at: Vec<u32> = self.reach_at.iter().map(|&at| at as u32).collect();
+        let heads: Vec<u32> = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
+        let reach_at: Vec<u32> = self.reach_at.iter().map(|&at| at as u32).collect();
         // (a block's covered patterns are the stored ones, fewer than 2^32)
-        let mut covered: Vec<u32> = self.covered.iter().map(|&c| c as u32).collect();
-        if let OtherSide::Cells(_) = raw {
-            heads.push(0);
-            reach_at.push(*reach_at.last().expect("a signature at least"));
-            covered.push(0);
-        }
+        let covered: Vec<u32> = self.covered.iter().map(|&c| c as u32).collect();
         PairWork {
             disjoint_narrow: super::portable::disjoint_narrow,
             lookups: self.lookups as u32,
