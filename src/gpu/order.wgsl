@@ -3,7 +3,8 @@
 // them, with where each signature's patterns begin once grouped, and each pattern takes
 // the next place of its signature. Within a signature the order is whichever the atomics
 // give, and no count depends on it; adjacent invocations of the pair kernel then hold
-// patterns of one signature, which walk the same blocks. Each pattern's place notes where
+// patterns of one signature, which walk the same blocks. A workgroup's patterns of one
+// signature take their places with one atomic add (tally.wgsl). Each pattern's place notes where
 // it came, one past it, so its clashes go back there (the host's spot checks and sieves
 // know it by it); a joined candidate that is no pattern takes no place, and a place none
 // took keeps 0 (the host clears them where the batch joins).
@@ -22,20 +23,39 @@ const WG: u32 = {WG}u;
 
 @compute @workgroup_size(WG)
 fn main(
-    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let per = params.pattern_words;
-    for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
-        let at = i * per;
-        let signature = patterns[at + per - 1u];
-        if signature == NO_PATTERN {
-            continue;
+    for (var base = group.x * WG; base < params.patterns; base += groups.x * WG) {
+        let i = base + lane;
+        var signature = NO_PATTERN;
+        if i < params.patterns {
+            signature = patterns[i * per + per - 1u];
         }
-        let to = atomicAdd(&cursors[signature], 1u);
-        for (var w = 0u; w < per; w++) {
-            ordered[to * per + w] = patterns[at + w];
+        tally_reset(lane);
+        workgroupBarrier();
+        let taken = tally_in(signature);
+        workgroupBarrier();
+        let key = atomicLoad(&tally_keys[lane]);
+        if key != NO_PATTERN {
+            tally_bases[lane] = atomicAdd(&cursors[key], atomicLoad(&tally_counts[lane]));
         }
-        origin[to] = i + 1u;
+        workgroupBarrier();
+        if signature != NO_PATTERN {
+            var to: u32;
+            if taken.x == NO_PATTERN {
+                to = atomicAdd(&cursors[signature], 1u);
+            } else {
+                to = tally_bases[taken.x] + taken.y;
+            }
+            for (var w = 0u; w < per; w++) {
+                ordered[to * per + w] = patterns[i * per + w];
+            }
+            origin[to] = i + 1u;
+        }
+        // (the buckets are read above before the next tile empties them)
+        workgroupBarrier();
     }
 }
