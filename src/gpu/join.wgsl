@@ -35,46 +35,34 @@ fn cell_of(i: u32, first: u32, count: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn main(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    // a tile of WG candidates at a time (their signatures counted together)
-    for (var base = group.x * WG; base < params.patterns; base += groups.x * WG) {
-        var signature = NO_PATTERN;
-        if base + lane < params.patterns {
-            signature = join_candidate(base + lane);
+    for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
+        let r = SIGN_WORDS * sieve_of(i);
+        if signing[r + 15u] == 0u {
+            // a sieve whose patterns were sent (sign.wgsl)
+            continue;
         }
-        count_signature(lane, signature);
+        let c = CELL_WORDS * cell_of(i, signing[r + 14u], signing[r + 15u]);
+        let local = i - cells[c];
+        let lower_len = cells[c + 3u];
+        let up = 2u * (cells[c + 1u] + local / lower_len);
+        let low = 4u * (cells[c + 2u] + local % lower_len);
+        let up_main = u64(north[up]) << signing[r + 20u];
+        let up_anti = u64(north[up + 1u]) << signing[r + 21u];
+        let low_main = u64(south[low]) | (u64(south[low + 1u]) << 32u);
+        let low_anti = u64(south[low + 2u]) | (u64(south[low + 3u]) << 32u);
+        let avoid_main = word_at(r + 16u);
+        let avoid_anti = word_at(r + 18u);
+        let main = up_main | low_main;
+        let anti = up_anti | low_anti;
+        let clash = (up_main & low_main) | (up_anti & low_anti)
+            | (main & avoid_main) | (anti & avoid_anti);
+        if clash != 0lu {
+            signed[NARROW_WORDS * i + 2u] = NO_PATTERN;
+        } else {
+            sign(i, r, main, anti);
+        }
     }
-}
-
-// Joins candidate `i` where its sieve is joined here and signs it where it is a pattern:
-// its signature (else NO_PATTERN).
-fn join_candidate(i: u32) -> u32 {
-    let r = SIGN_WORDS * sieve_of(i);
-    if signing[r + 15u] == 0u {
-        // a sieve whose patterns were sent (sign.wgsl)
-        return NO_PATTERN;
-    }
-    let c = CELL_WORDS * cell_of(i, signing[r + 14u], signing[r + 15u]);
-    let local = i - cells[c];
-    let lower_len = cells[c + 3u];
-    let up = 2u * (cells[c + 1u] + local / lower_len);
-    let low = 4u * (cells[c + 2u] + local % lower_len);
-    let up_main = u64(north[up]) << signing[r + 20u];
-    let up_anti = u64(north[up + 1u]) << signing[r + 21u];
-    let low_main = u64(south[low]) | (u64(south[low + 1u]) << 32u);
-    let low_anti = u64(south[low + 2u]) | (u64(south[low + 3u]) << 32u);
-    let avoid_main = word_at(r + 16u);
-    let avoid_anti = word_at(r + 18u);
-    let main = up_main | low_main;
-    let anti = up_anti | low_anti;
-    let clash = (up_main & low_main) | (up_anti & low_anti)
-        | (main & avoid_main) | (anti & avoid_anti);
-    if clash != 0lu {
-        signed[NARROW_WORDS * i + 2u] = NO_PATTERN;
-        return NO_PATTERN;
-    }
-    return sign(i, r, main, anti);
 }

@@ -98,13 +98,15 @@ pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
             cache: None,
         })
     };
-    let tally = include_str!("tally.wgsl");
-    let signing = |source: &str| [tally, include_str!("signing.wgsl"), source].concat();
+    let signing = |source: &str| [include_str!("signing.wgsl"), source].concat();
     Kernels {
         sign: pipeline("sign.wgsl", &signing(include_str!("sign.wgsl"))),
         join: pipeline("join.wgsl", &signing(include_str!("join.wgsl"))),
         places: pipeline("places.wgsl", include_str!("places.wgsl")),
-        order: pipeline("order.wgsl", &[tally, include_str!("order.wgsl")].concat()),
+        order: pipeline(
+            "order.wgsl",
+            &[include_str!("tally.wgsl"), include_str!("order.wgsl")].concat(),
+        ),
         group: pipeline("group.wgsl", include_str!("group.wgsl")),
         tables: pipeline("tables.wgsl", include_str!("tables.wgsl")),
         pairs: pipeline("pairs.wgsl", include_str!("pairs.wgsl")),

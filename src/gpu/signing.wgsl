@@ -75,8 +75,8 @@ fn sieve_of(i: u32) -> u32 {
 }
 
 // Writes pattern `i` (its diagonals `main` and `anti`) of the sieve whose record starts at
-// `r` signed: its signature, for `count_signature`.
-fn sign(i: u32, r: u32, main: u64, anti: u64) -> u32 {
+// `r` signed, and counts its signature.
+fn sign(i: u32, r: u32, main: u64, anti: u64) {
     // (a mask of 64 main diagonals leaves no anti-diagonal: a shift by 64 then
     // shifts 0)
     let rest_anti = extract(anti, word_at(r + 4u)) << signing[r + 6u];
@@ -84,27 +84,13 @@ fn sign(i: u32, r: u32, main: u64, anti: u64) -> u32 {
     let pivots_anti = extract(anti, word_at(r + 9u)) << signing[r + 11u];
     let pivots = extract(main, word_at(r + 7u)) | pivots_anti;
     let signature = gathered[signing[r + 12u] + u32(pivots)];
+    write_signed(i, rest, signature);
+}
+
+fn write_signed(i: u32, rest: u64, signature: u32) {
     let to = NARROW_WORDS * i;
     signed[to] = u32(rest);
     signed[to + 1u] = u32(rest >> 32u);
     signed[to + 2u] = signature;
-    return signature;
-}
-
-// Counts a lane's signature (NO_PATTERN: none), a workgroup's of one signature with one
-// atomic add (tally.wgsl): called by every lane of the workgroup, a tile at a time.
-fn count_signature(lane: u32, signature: u32) {
-    tally_reset(lane);
-    workgroupBarrier();
-    let taken = tally_in(signature);
-    if signature != NO_PATTERN && taken.x == NO_PATTERN {
-        atomicAdd(&counts[signature], 1u);
-    }
-    workgroupBarrier();
-    let key = atomicLoad(&tally_keys[lane]);
-    if key != NO_PATTERN {
-        atomicAdd(&counts[key], atomicLoad(&tally_counts[lane]));
-    }
-    // (the buckets are read above before the next tile empties them)
-    workgroupBarrier();
+    atomicAdd(&counts[signature], 1u);
 }
