@@ -38,9 +38,11 @@ fn main(
         workgroupBarrier();
         let taken = tally_in(signature);
         workgroupBarrier();
-        let key = atomicLoad(&tally_keys[lane]);
-        if key != NO_PATTERN {
-            tally_bases[lane] = atomicAdd(&cursors[key], atomicLoad(&tally_counts[lane]));
+        if lane < TALLY_BUCKETS {
+            let key = atomicLoad(&tally_keys[lane]);
+            if key != NO_PATTERN {
+                tally_bases[lane] = atomicAdd(&cursors[key], atomicLoad(&tally_counts[lane]));
+            }
         }
         workgroupBarrier();
         if signature != NO_PATTERN {

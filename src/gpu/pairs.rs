@@ -46,6 +46,17 @@ use wgpu::BufferUsages as Use;
 /// sieve add to one word, that is the way back should a lent GPU show the adds contended.
 const LANE_RUN: usize = 4;
 
+/// Buckets a workgroup of `workgroup` lanes gathers its adds to one word in (`tally.wgsl`):
+/// one a lane; in the crate's tests 4, so that signatures of one workgroup often share one
+/// and the lanes that find theirs held add alone, as few do on a large board.
+fn tally_buckets(workgroup: usize) -> usize {
+    if cfg!(test) {
+        4
+    } else {
+        workgroup
+    }
+}
+
 /// Sets of buffers a queue keeps: one batch on the GPU while the thread builds the next in
 /// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
@@ -66,6 +77,7 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
         .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
         .replace("{CELL_WORDS}", &CELL_WORDS.to_string())
+        .replace("{TALLY_BUCKETS}", &tally_buckets(workgroup).to_string())
 }
 
 /// The other side's signing (of the patterns sent, or joined from the quarter tables),

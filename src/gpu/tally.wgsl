@@ -1,24 +1,30 @@
 // Atomic adds to the same word gathered in a workgroup first (order.wgsl's cursors): a
 // sieve's patterns are of a few signatures (about ten at N = 19), and lanes adding one to
 // the same word wait on each other. A workgroup takes WG consecutive patterns at a time:
-// each lane finds its key (a signature) a bucket in workgroup memory, the key's first
-// lane there claiming it, and takes a rank among its bucket's lanes; then one lane a
-// bucket adds its lanes to the word at once. A lane whose bucket another key holds adds
+// each lane finds its key (a signature) a bucket in workgroup memory (TALLY_BUCKETS, one a
+// lane), the key's first lane there claiming it, and takes a rank among its bucket's
+// lanes; then one lane a bucket adds its lanes to the word at once. A lane whose bucket another key holds adds
 // alone. Between barriers: call them in uniform control flow. On the H200 the order pass
 // of N = 21 took 1.75 GPU-seconds for 3.49 (the same gathering in the join, whose adds
 // are of its patterns' counts, changed nothing there: 5.72 for 5.70 s), while lavapipe,
 // whose workgroups run as coroutines on the host's cores, pays for the barriers (its
 // order pass at N = 18 over a bus 2.23 -> 8.45 s).
 
-var<workgroup> tally_keys: array<atomic<u32>, WG>;
-var<workgroup> tally_counts: array<atomic<u32>, WG>;
-// the first of each bucket's places (order.wgsl)
-var<workgroup> tally_bases: array<u32, WG>;
+const TALLY_BUCKETS: u32 = {TALLY_BUCKETS}u;
+const_assert TALLY_BUCKETS <= WG;
 
-// Empties lane `lane`'s bucket; a barrier must follow before any lane takes one.
+var<workgroup> tally_keys: array<atomic<u32>, TALLY_BUCKETS>;
+var<workgroup> tally_counts: array<atomic<u32>, TALLY_BUCKETS>;
+// the first of each bucket's places (order.wgsl)
+var<workgroup> tally_bases: array<u32, TALLY_BUCKETS>;
+
+// Empties lane `lane`'s bucket, where it has one; a barrier must follow before any lane
+// takes one.
 fn tally_reset(lane: u32) {
-    atomicStore(&tally_keys[lane], NO_PATTERN);
-    atomicStore(&tally_counts[lane], 0u);
+    if lane < TALLY_BUCKETS {
+        atomicStore(&tally_keys[lane], NO_PATTERN);
+        atomicStore(&tally_counts[lane], 0u);
+    }
 }
 
 // The bucket `key` (NO_PATTERN: none) is tallied in and the lane's rank there, or
@@ -28,7 +34,7 @@ fn tally_in(key: u32) -> vec2<u32> {
     if key == NO_PATTERN {
         return taken;
     }
-    let bucket = key % WG;
+    let bucket = key % TALLY_BUCKETS;
     loop {
         let seen = atomicCompareExchangeWeak(&tally_keys[bucket], NO_PATTERN, key);
         if seen.exchanged || seen.old_value == key {
