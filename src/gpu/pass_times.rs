@@ -69,19 +69,125 @@ impl PassTimes {
 
     /// Adds each pass's time to its total (`read` mapped), and unmaps it.
     pub fn add_up(&mut self) -> Result<(), String> {
+        for (pass, start, end) in self.stamps()? {
+            let ticks = end.saturating_sub(start);
+            gpu_pass(pass, (ticks as f64 * self.period as f64) as u64);
+        }
+        Ok(())
+    }
+
+    /// Each pass of the batch, in the order run, with the ticks it began and ended at
+    /// (`read` mapped); unmaps it, and the next batch's passes are timed from the first
+    /// timestamp on.
+    fn stamps(&mut self) -> Result<Vec<(usize, u64, u64)>, String> {
         let view = self
             .read
             .slice(..)
             .get_mapped_range()
             .map_err(|e| e.to_string())?;
         let tick = |k: usize| u64::from_le_bytes(view[8 * k..8 * k + 8].try_into().unwrap());
-        for (k, &pass) in self.passes.iter().enumerate() {
-            let ticks = tick(2 * k + 1).saturating_sub(tick(2 * k));
-            gpu_pass(pass, (ticks as f64 * self.period as f64) as u64);
-        }
+        let stamps = (self.passes.iter().enumerate())
+            .map(|(k, &pass)| (pass, tick(2 * k), tick(2 * k + 1)))
+            .collect();
         drop(view);
         self.read.unmap();
         self.passes.clear();
-        Ok(())
+        Ok(stamps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::{listed, test_gpus};
+    use std::sync::mpsc;
+
+    /// Two passes timed on the test GPU (where it writes timestamps) come back as run, each
+    /// ending no earlier than it began, and the slot's next batch is timed from the start.
+    #[test]
+    fn a_batchs_passes_come_back_timed_in_the_order_run() {
+        let Some(gpus) = test_gpus() else { return };
+        let adapter = (listed().adapters.iter())
+            .find(|a| a.get_info() == gpus[0].info)
+            .expect("the test GPU is listed");
+        let timestamps = wgpu::Features::TIMESTAMP_QUERY;
+        if !adapter.features().contains(timestamps) {
+            return;
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_features: timestamps,
+            ..Default::default()
+        }))
+        .expect("the device opens");
+        let source = "@group(0) @binding(0) var<storage, read_write> x: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) { x[g.x] = 3u * x[g.x] + g.x; }";
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let groups = 256;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 4 * 64 * groups,
+            usage: Use::STORAGE,
+            mapped_at_creation: false,
+        });
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        });
+        let mut times = PassTimes::new(&device, queue.get_timestamp_period());
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let labels = ["order", "pairs"];
+        for label in labels {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: Some(times.writes(label)),
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(groups as u32, 1, 1);
+        }
+        times.resolve(&mut encoder);
+        queue.submit([encoder.finish()]);
+        let (sent, mapped) = mpsc::channel();
+        times
+            .read
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                let _ = sent.send(r);
+            });
+        let wait = wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        };
+        device.poll(wait).expect("the GPU finishes");
+        mapped.recv().expect("mapped").expect("mapped");
+        let stamps = times.stamps().expect("read");
+        let passes = labels.map(|label| GPU_PASSES.iter().position(|&p| p == label).unwrap());
+        assert_eq!(stamps.iter().map(|s| s.0).collect::<Vec<_>>(), passes);
+        let [(_, first, first_end), (_, second, second_end)] = stamps[..] else {
+            unreachable!("two passes, above")
+        };
+        assert!(first > 0, "{stamps:?}: a timestamp was written");
+        assert!(
+            first <= first_end && first <= second && second <= second_end,
+            "{stamps:?}"
+        );
+        let next = times.writes("join");
+        assert_eq!(next.beginning_of_pass_write_index, Some(0));
     }
 }
