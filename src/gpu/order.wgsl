@@ -4,10 +4,10 @@
 // the next place of its signature. Within a signature the order is whichever the atomics
 // give, and no count depends on it; adjacent invocations of the pair kernel then hold
 // patterns of one signature, which walk the same blocks. A workgroup's patterns of one
-// signature take their places with one atomic add (tally.wgsl). Each pattern's place notes where
-// it came, one past it, so its clashes go back there (the host's spot checks and sieves
-// know it by it); a joined candidate that is no pattern takes no place, and a place none
-// took keeps 0 (the host clears them where the batch joins).
+// signature take their places with one atomic add (tally.wgsl). Each pattern's place
+// notes where it came, one past it, so its clashes go back there (the host's spot checks
+// and sieves know it by it); a joined candidate that is no pattern takes no place, and a
+// place none took keeps 0 (the host clears them where the batch joins).
 
 // (`params`: pair_params.wgsl)
 // each pattern's `pattern_words` words as they came, its signature (in the batch) last
