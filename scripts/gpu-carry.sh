@@ -9,9 +9,10 @@
 # runs, with NQUEENS_REQUIRE_GPU=1, the library's tests (8 at a time), the integration tests
 # `gpu race quadrant layering` (but the N = 24/25 units, minutes of CPU), then
 # `ONLY="quadrant cpu" scripts/gpu-bench.sh - 1 FROM TO` (default 19 21: issue 60's runs,
-# the quadrant engine's pairs on the GPU against the CPU threads) with LIMIT=150, then
-# `count TO --engine quadrant --device gpu-only` once more on a build with the
-# `stage-times` feature (DIR/nqueens-stages): where the counting threads' CPU time goes.
+# the quadrant engine's pairs on the GPU against the CPU threads) with LIMIT=150 and no
+# warm-up round (WARMUP=0: each run counts), then `count TO --engine quadrant --device
+# gpu-only` once more on a build with the `stage-times` feature (DIR/nqueens-stages):
+# where the counting threads' CPU time goes, and the GPU's by pass.
 # The test binaries name this checkout's path (the files they read): run.sh links that path
 # to the checkout there where it does not exist.
 # `a_gpu_that_miscounts_a_known_answer_is_refused` runs only where NQUEENS_BAD_VULKAN_ICD
@@ -69,7 +70,7 @@ if [ -z "\${NQUEENS_BAD_VULKAN_ICD:-}" ]; then
     skip+=(--skip a_gpu_that_miscounts_a_known_answer_is_refused)
 fi
 NQUEENS_REQUIRE_GPU=1 "\$here/it-tests" gpu race quadrant layering "\${skip[@]}" || status=1
-NQUEENS="\$here/nqueens" ONLY="quadrant cpu" LIMIT=150 bash scripts/gpu-bench.sh - 1 "\${1:-19}" "\${2:-21}" || status=1
+NQUEENS="\$here/nqueens" ONLY="quadrant cpu" LIMIT=150 WARMUP=0 bash scripts/gpu-bench.sh - 1 "\${1:-19}" "\${2:-21}" || status=1
 echo "== the counting threads' CPU time by stage, count \${2:-21} --engine quadrant --device gpu-only"
 "\$here/nqueens-stages" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
 exit \$status
