@@ -14,7 +14,8 @@
 # within each round. Each round runs every command once (ROUNDS rounds, default 3, after one
 # warm-up round), so a machine whose speed drifts slows them alike; medians, then min-max.
 # N runs FROM..TO: default 12..15 on a software adapter, 16..21 on a GPU. Every run must print
-# the same total. Prints the CPU model and each adapter.
+# the known total (OEIS A000170, tests/it/oeis.rs; past N = 27, the same as the CPU's).
+# Prints the CPU model and each adapter.
 #
 # Example: scripts/gpu-bench.sh /tmp/gpu-ref/release/gpu-reference 5
 # NQUEENS=PATH measures that nqueens binary instead of building one (a machine without cargo).
@@ -50,6 +51,12 @@ else
     cargo build --release --quiet
     bin=$PWD/target/release/nqueens
 fi
+# The known answer for N (OEIS A000170, the tests' table), or nothing past it.
+known() {
+    awk -v n="$1" '/pub const TOTAL/ {on = 1; next}
+        on && /^ *[0-9]+,$/ {if (++k == n) {gsub(/[ ,]/, ""); print; exit}}
+        on && /];/ {exit}' tests/it/oeis.rs
+}
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) logical CPUs)"
@@ -61,7 +68,7 @@ fi
 # median (min-max) of a column of numbers
 summary() { sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]}'; }
 # runs a command once; appends "round name wall cpu" to $times; checks its total against
-# $want (which the cpu column's first run sets where it is empty). Returns 1 when it ran
+# $want (the known answer, or where N is past the table, the cpu column's first run's). Returns 1 when it ran
 # past $limit seconds.
 measure() {
     local round=$1 name=$2
@@ -114,10 +121,10 @@ while read -r index kind name; do
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for ((n = from; n <= to; n++)); do
         : >"$times"
-        # the answer every run must print: the cpu column's first run where it runs (first in
-        # each round), else a count on the CPU made for it
-        want=
-        [[ " $only " == *" cpu "* ]] || want=$("$bin" count "$n" --device cpu)
+        # the answer every run must print: the known one; past the table, the cpu column's
+        # first run where it runs (first in each round), else a count on the CPU made for it
+        want=$(known "$n")
+        [ -n "$want" ] || [[ " $only " == *" cpu "* ]] || want=$("$bin" count "$n" --device cpu)
         depth=$((n <= 15 ? 5 : 6))
         ended=yes
         for ((r = first_round; r <= rounds; r++)); do
