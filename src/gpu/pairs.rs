@@ -504,13 +504,21 @@ struct Sent<T> {
     submitted: wgpu::SubmissionIndex,
     mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
     maps_seen: usize,
-    /// Mappings it waits for: its sums, its two uploads and, where timed, its pass times.
-    awaited: usize,
     /// Its sieves, and the words of its sums.
     sieves: usize,
     sum_words: usize,
     tag: T,
 }
+
+impl<T> Sent<T> {
+    /// Mappings it waits for: its sums, its two uploads and, where timed, its pass times.
+    fn awaited(&self) -> usize {
+        MAPS + usize::from(self.slot.times.is_some())
+    }
+}
+
+/// Mappings every sent batch waits for: its sums and its two uploads.
+const MAPS: usize = 3;
 
 /// Words of the kernels' parameters (`pair_params.wgsl`).
 const PARAMS: usize = 6;
@@ -710,7 +718,7 @@ impl<'a, T> PairQueue<'a, T> {
         let submitted = gpu.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
         let timed = slot.times.as_ref().map(|times| &times.read);
-        let maps = [
+        let maps: [_; MAPS] = [
             (&slot.sums.host, 0..bytes, wgpu::MapMode::Read),
             (
                 &slot.upload.host,
@@ -720,9 +728,7 @@ impl<'a, T> PairQueue<'a, T> {
             (&slot.words.host, 0..slot.words.size(), wgpu::MapMode::Write),
         ];
         let timed = timed.map(|read| (read, 0..read.size(), wgpu::MapMode::Read));
-        let maps = maps.into_iter().chain(timed).collect::<Vec<_>>();
-        let awaited = maps.len();
-        for (buffer, range, mode) in maps {
+        for (buffer, range, mode) in maps.into_iter().chain(timed) {
             let sent = sent.clone();
             buffer.slice(range).map_async(mode, move |r| {
                 let _ = sent.send(r);
@@ -733,7 +739,6 @@ impl<'a, T> PairQueue<'a, T> {
             submitted,
             mapped,
             maps_seen: 0,
-            awaited,
             sieves,
             sum_words,
             tag,
@@ -755,7 +760,7 @@ impl<'a, T> PairQueue<'a, T> {
             false => wgpu::PollType::Poll,
         };
         self.device.device.poll(poll).map_err(|e| e.to_string())?;
-        while oldest.maps_seen < oldest.awaited {
+        while oldest.maps_seen < oldest.awaited() {
             let mapped = match wait {
                 true => oldest.mapped.recv().map_err(|e| e.to_string())?,
                 false => match oldest.mapped.try_recv() {
