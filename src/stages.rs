@@ -30,6 +30,8 @@ pub(crate) enum Stage {
     Upload,
     /// A sieve added to a batch: its word lists and spot checks.
     Batch,
+    /// Of `Batch`, the spot checks worked out on the CPU.
+    Checks,
     /// A batch's word lists written, its passes encoded and submitted.
     Send,
     /// A batch's sums read back and checked.
@@ -37,7 +39,7 @@ pub(crate) enum Stage {
 }
 
 #[cfg(feature = "stage-times")]
-const STAGES: [(Stage, &str); 9] = [
+const STAGES: [(Stage, &str); 10] = [
     (Stage::Unit, "units"),
     (Stage::Joins, "joins"),
     (Stage::StoredSide, "stored side"),
@@ -45,6 +47,7 @@ const STAGES: [(Stage, &str); 9] = [
     (Stage::CpuPairs, "pairs on the CPU"),
     (Stage::Upload, "upload"),
     (Stage::Batch, "batch"),
+    (Stage::Checks, "  spot checks"),
     (Stage::Send, "send"),
     (Stage::Receive, "receive"),
 ];
@@ -68,6 +71,26 @@ pub(crate) fn gpu_pass(pass: usize, nanos: u64) {
     kept::add_gpu(pass, nanos);
     #[cfg(not(feature = "stage-times"))]
     let _ = (pass, nanos);
+}
+
+/// What a GPU's pair pass counts, added up where this build keeps the times: the pairs
+/// it visits (a pattern of the other side times the stored patterns of the blocks it
+/// reaches), the patterns of the other side and their signatures.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) enum Tally {
+    PairsVisited,
+    Patterns,
+    Signatures,
+}
+
+/// Adds `n` to `tally`, where this build keeps the times.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) fn tally(tally: Tally, n: u64) {
+    #[cfg(feature = "stage-times")]
+    kept::TALLIES[tally as usize].fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(feature = "stage-times"))]
+    let _ = (tally, n);
 }
 
 /// `f`'s result, its thread's CPU time added to `stage` where this build keeps the times.
@@ -110,6 +133,7 @@ mod kept {
         [const { AtomicU64::new(0) }; GPU_PASSES.len()];
     static GPU_CALLS: [AtomicU64; GPU_PASSES.len()] =
         [const { AtomicU64::new(0) }; GPU_PASSES.len()];
+    pub(super) static TALLIES: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
 
     /// This thread's CPU time so far.
     pub(super) fn now() -> cpu_time::ThreadTime {
@@ -143,6 +167,11 @@ mod kept {
                 let seconds = GPU_NANOS[pass].load(Ordering::Relaxed) as f64 * 1e-9;
                 let calls = GPU_CALLS[pass].load(Ordering::Relaxed);
                 table += &format!("{name:<18} {seconds:>14.2} {calls:>12}\n");
+            }
+            let names = ["pairs visited", "patterns", "signatures"];
+            for (name, tally) in names.iter().zip(&TALLIES) {
+                let n = tally.load(Ordering::Relaxed) as f64;
+                table += &format!("{name:<18} {n:>14.4e}\n");
             }
         }
         table

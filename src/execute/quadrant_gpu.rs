@@ -32,7 +32,7 @@ use crate::gpu::batch::{PairBatch, Sieved, Spot, Visited};
 use crate::gpu::{Gpu, PairQueue};
 use crate::parallel::{lock, Workers};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
-use crate::stages::{time, Stage};
+use crate::stages::{self, time, Stage, Tally};
 use crate::subtask::Kernels;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -377,6 +377,10 @@ impl<'a> Feed<'a> {
                 failed = Some(format!("{sum} clashes of {visited} pairs"));
             }
             self.shared.patterns.fetch_add(patterns, Ordering::Relaxed);
+            stages::tally(Tally::PairsVisited, visited);
+            if sieve.joins {
+                stages::tally(Tally::Patterns, patterns);
+            }
             counted.insert(sieve.ticket, disjoint.map(|d| (d, patterns)));
         }
         if let Some(what) = failed {

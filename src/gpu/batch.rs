@@ -12,6 +12,7 @@
 use crate::quadrant::{
     PairWork, BLOCK_WORDS, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS,
 };
+use crate::stages::{self, time, Stage, Tally};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -267,14 +268,21 @@ impl PairBatch {
                 .filter(|&at| at > first)
                 .map(|at| (Spot::Every(at / SPOT_EVERY), at - first)),
         );
-        (self.checks).extend(spots.map(|(spot, i)| (spot, work.clashes_of(i))));
-        self.sieves.push(Sieved {
-            visited: match work.visited {
+        stages::tally(Tally::Signatures, work.reach_at.len() as u64 - 1);
+        if cells.is_none() {
+            stages::tally(Tally::Patterns, work.len() as u64);
+        }
+        let visited = time(Stage::Checks, || {
+            (self.checks).extend(spots.map(|(spot, i)| (spot, work.clashes_of(i))));
+            match work.visited {
                 Some(visited) => Visited::Host(visited),
                 // (a pass over the sieve's patterns: the first of a batch of hundreds)
                 None if sieve == 0 => Visited::Gpu(Some(work.visited_as_signed())),
                 None => Visited::Gpu(None),
-            },
+            }
+        });
+        self.sieves.push(Sieved {
+            visited,
             ticket,
             joins: cells.is_some(),
         });
