@@ -15,8 +15,9 @@
 //!
 //! Trust: before its first unit, a GPU counts every unit of N = [`CHECK_N`] and must agree
 //! with the CPU ([`check_pairs`]); then every batch is spot-checked before its counts are
-//! used: the clashes of each sieve's first pattern and of every [`SPOT_EVERY`]th pattern of
-//! a batch, against the same patterns worked out on the CPU as they were batched. At
+//! used: the clashes of each sieve's first pattern and of a batch's patterns at a stride
+//! ([`spot_every`]: sixteen a batch, at least 4096 apart), against the same patterns worked
+//! out on the CPU as they were batched. At
 //! the first disagreement the GPUs are dropped, the units of that batch are counted again on
 //! the CPU and the rest there too, and the run notes the device and both counts. What
 //! earlier passing checks vouched for stays.
@@ -26,9 +27,7 @@ use crate::error::Error;
 use crate::found::Found;
 #[cfg(test)]
 use crate::gpu::batch::Sums;
-#[cfg(doc)]
-use crate::gpu::batch::SPOT_EVERY;
-use crate::gpu::batch::{PairBatch, Sieved, Spot, Visited};
+use crate::gpu::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
 use crate::gpu::{Gpu, PairQueue};
 use crate::parallel::{lock, Workers};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
@@ -270,7 +269,7 @@ impl<'a> Feed<'a> {
         Feed {
             shared,
             gpu,
-            batch: RefCell::default(),
+            batch: RefCell::new(PairBatch::new(spot_every(BATCH_LANES * gpu.lanes()))),
             queue: RefCell::new(gpu.pair_queue()),
             next_ticket: Cell::new(0),
             counted: RefCell::default(),

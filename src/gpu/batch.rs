@@ -20,10 +20,29 @@ use std::ops::Range;
 /// storage binding offset alignment (at most 256 bytes).
 pub const PART_ALIGN: u64 = 256;
 
-/// Patterns between two spot checks: besides each sieve's first, every 4096th pattern of a
-/// batch is worked out again on the CPU from what the GPU was sent (its reached blocks'
-/// tables, or their words): about 1/4000 of the GPU's work.
-pub const SPOT_EVERY: usize = 4096;
+/// Fewest patterns between two spot checks: besides each sieve's first, a batch's patterns
+/// at multiples of its stride ([`spot_every`]) are worked out again on the CPU from what
+/// the GPU was sent (its reached blocks' tables, or their words).
+pub const MIN_SPOT_EVERY: usize = 4096;
+
+/// Spot checks a batch spreads over the patterns it is sized for, besides each sieve's
+/// first. A check of a sieve of words is a pass over all its stored words on the CPU, so
+/// checks at a fixed stride grew with a big GPU's batches (every 4096th: at N = 21 on an
+/// H200 about five a sieve besides its first, most of the threads' 57 s adding sieves to
+/// batches); spread over the batch they still find a part of it counted wrong. (The tests
+/// take 2, so that their strides are not the fewest.)
+const SPOTS_A_BATCH: usize = if cfg!(test) { 2 } else { 16 };
+
+/// The stride of the spot checks of a batch sized for `patterns` patterns: a power of two,
+/// at least [`MIN_SPOT_EVERY`].
+///
+/// Sixteen checks a batch of a million patterns, every 4096th of lavapipe's 16,384:
+/// `spot_every(1 << 20) == 1 << 16`, `spot_every(16_384) == 4096`.
+pub fn spot_every(patterns: usize) -> usize {
+    (patterns / SPOTS_A_BATCH)
+        .next_power_of_two()
+        .max(MIN_SPOT_EVERY)
+}
 
 /// Words of a signature's record in [`PairBatch::reach_at`].
 pub const REACH_AT_WORDS: usize = 5;
@@ -38,7 +57,7 @@ pub const SUM_WORDS: usize = 6;
 pub enum Spot {
     /// The first pattern of the batch's sieve of this index.
     First(usize),
-    /// The pattern at this multiple of [`SPOT_EVERY`] in the batch.
+    /// The pattern at this multiple of [`PairBatch::spot_every`] in the batch.
     Every(usize),
 }
 
@@ -114,11 +133,14 @@ pub struct PairBatch {
     /// Spot checks: patterns of the batch and their clashes worked out on the CPU when
     /// their sieve was added.
     pub checks: Vec<(Spot, u32)>,
+    /// Patterns between two spot checks besides each sieve's first ([`spot_every`]); kept
+    /// when the batch is cleared.
+    spot_every: usize,
 }
 
 /// What the GPU counted of a batch ([`PairBatch::sum_words`] words, as `pairs.wgsl` writes
-/// them): each sieve's clashes summed and its first pattern's, then the clashes of every
-/// [`SPOT_EVERY`]th pattern.
+/// them): each sieve's clashes summed and its first pattern's, then the clashes of the
+/// patterns at multiples of the batch's [`PairBatch::spot_every`].
 #[derive(Debug)]
 pub struct Sums<'a> {
     words: Cow<'a, [u32]>,
@@ -214,8 +236,21 @@ impl WordParts {
 }
 
 impl PairBatch {
+    /// An empty batch whose patterns at multiples of `spot_every` are spot-checked.
+    pub fn new(spot_every: usize) -> PairBatch {
+        PairBatch {
+            spot_every,
+            ..PairBatch::default()
+        }
+    }
+
+    /// Patterns between two spot checks besides each sieve's first.
+    pub fn spot_every(&self) -> usize {
+        self.spot_every
+    }
+
     /// Adds `work`'s sieve, under `ticket`, its first pattern and those at multiples of
-    /// [`SPOT_EVERY`] in the batch spot-checked; its tables or words lie at
+    /// [`PairBatch::spot_every`] in the batch spot-checked; its tables or words lie at
     /// [`PairBatch::upload_bytes`] as it was, its patterns at `pattern_data`
     /// ([`PairQueue::write`](super::PairQueue::write), before).
     pub fn push(&mut self, work: &PairWork, ticket: u64) {
@@ -262,11 +297,12 @@ impl PairBatch {
         }
         self.slots += work.len();
         self.reckoned += cells.map_or(work.len(), |c| c.reckoned());
-        let spaced = (first.next_multiple_of(SPOT_EVERY)..first + work.len()).step_by(SPOT_EVERY);
+        let every = self.spot_every;
+        let spaced = (first.next_multiple_of(every)..first + work.len()).step_by(every);
         let spots = std::iter::once((Spot::First(sieve), work.first_spot())).chain(
             spaced
                 .filter(|&at| at > first)
-                .map(|at| (Spot::Every(at / SPOT_EVERY), at - first)),
+                .map(|at| (Spot::Every(at / every), at - first)),
         );
         stages::tally(Tally::Signatures, work.reach_at.len() as u64 - 1);
         if cells.is_none() {
@@ -369,7 +405,7 @@ impl PairBatch {
 
     /// Words the GPU writes of what it counted ([`Sums`]).
     pub fn sum_words(&self) -> usize {
-        SUM_WORDS * self.sieves.len() + self.len().div_ceil(SPOT_EVERY)
+        SUM_WORDS * self.sieves.len() + self.len().div_ceil(self.spot_every)
     }
 
     /// Blocks of words the GPU makes tables of.
@@ -436,5 +472,23 @@ mod tests {
         assert_eq!(parts.signing, 1024..1088);
         assert_eq!(parts.covered, 1536..1600);
         assert_eq!(parts.cells, 1792..1808);
+    }
+
+    #[test]
+    fn a_batchs_spot_checks_are_a_few_a_power_of_two_apart() {
+        for patterns in [0, 1, 4096, 16_384, 100_000, 1 << 20, 3_000_000] {
+            let every = spot_every(patterns);
+            assert!(
+                every.is_power_of_two() && every >= MIN_SPOT_EVERY,
+                "{patterns}"
+            );
+            assert!(
+                patterns / every <= SPOTS_A_BATCH,
+                "{patterns}: every {every}"
+            );
+        }
+        // a big GPU's batches are checked at a wider stride than the fewest
+        assert!(spot_every(1 << 20) > MIN_SPOT_EVERY);
+        assert_eq!(spot_every(1 << 20) * SPOTS_A_BATCH, 1 << 20);
     }
 }

@@ -17,6 +17,8 @@ struct Params {
     ordered_here: u32,
     // sieves of the batch: the pair kernel writes its spot checks' clashes past their sums
     sieves: u32,
+    // patterns between two of the pair kernel's spot checks past each sieve's first
+    spot_every: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

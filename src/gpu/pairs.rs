@@ -26,7 +26,7 @@
 //! uploads as it is added (each with room for the last batch's and a quarter), the other
 //! word lists when the batch is sent.
 
-use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SPOT_EVERY, SUM_WORDS};
+use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SUM_WORDS};
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
 use crate::gpu::upload::{entry, le_bytes};
@@ -71,7 +71,6 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{NARROW_WORDS}", &NARROW_WORDS.to_string())
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
         .replace("{REACH_AT_WORDS}", &REACH_AT_WORDS.to_string())
-        .replace("{SPOT_EVERY}", &SPOT_EVERY.to_string())
         .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
         .replace("{LANE_RUN}", &LANE_RUN.to_string())
         .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
@@ -521,7 +520,7 @@ impl<T> Sent<T> {
 const MAPS: usize = 3;
 
 /// Words of the kernels' parameters (`pair_params.wgsl`).
-const PARAMS: usize = 6;
+const PARAMS: usize = 7;
 
 /// A thread's batches on one GPU, counted in the order sent, each with the caller's `T`:
 /// one being built (its slot `filling`), the others on the GPU.
@@ -646,6 +645,7 @@ impl<'a, T> PairQueue<'a, T> {
             words,
             ordered_here,
             sieves as u32,
+            batch.spot_every() as u32,
         ];
         gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
         let mut encoder = gpu

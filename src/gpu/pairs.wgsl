@@ -7,8 +7,8 @@
 // (the next ones `num_workgroups` such tiles on), a lane every WG-th of them, and each lane
 // adds its patterns' clashes up in its own registers while they are of one sieve (a
 // sieve's patterns lie together), then into the sieve's sum with one atomic add; the
-// clashes of the patterns the host spot-checks (each sieve's first, every SPOT_EVERYth of
-// the batch, known by where they came: where order.wgsl put them in signature order, it
+// clashes of the patterns the host spot-checks (each sieve's first, those at multiples of
+// `params.spot_every` in the batch, known by where they came: where order.wgsl put them in signature order, it
 // noted that place) are written out besides. A pattern's clashes are at most the stored
 // patterns, 2^23: no 32-bit count wraps; a run and a sieve's sum are kept in 64 bits.
 
@@ -26,8 +26,8 @@
 // all: its pivots' bits are its signature's head)
 @group(0) @binding(4) var<storage, read> patterns: array<u32>;
 // sieve k's clashes summed (low word, then high word) and its first pattern's at
-// sums[S k..S k + 3] (S: SUM_WORDS); past the batch's sieves', the clashes of each
-// SPOT_EVERYth pattern (zeroed before the pass)
+// sums[S k..S k + 3] (S: SUM_WORDS); past the batch's sieves', the clashes of the patterns
+// at multiples of `params.spot_every` (zeroed before the pass)
 @group(0) @binding(5) var<storage, read_write> sums: array<atomic<u32>>;
 // one past where each pattern came, where the GPU put them in signature order (order.wgsl;
 // 0: a place no pattern took)
@@ -35,7 +35,6 @@
 
 const WG: u32 = {WG}u;
 const REACH_AT_WORDS: u32 = {REACH_AT_WORDS}u;
-const SPOT_EVERY: u32 = {SPOT_EVERY}u;
 const SUM_WORDS: u32 = {SUM_WORDS}u;
 const LANE_RUN: u32 = {LANE_RUN}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
@@ -93,8 +92,8 @@ fn main(
             if came == reach_at[record + 4u] {
                 atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
             }
-            if came % SPOT_EVERY == 0u {
-                atomicStore(&sums[SUM_WORDS * params.sieves + came / SPOT_EVERY], count);
+            if came % params.spot_every == 0u {
+                atomicStore(&sums[SUM_WORDS * params.sieves + came / params.spot_every], count);
             }
         }
     }
