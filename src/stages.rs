@@ -73,15 +73,17 @@ pub(crate) fn gpu_pass(pass: usize, nanos: u64) {
     let _ = (pass, nanos);
 }
 
-/// What a GPU's pair pass counts, added up where this build keeps the times: the pairs
-/// it visits (a pattern of the other side times the stored patterns of the blocks it
-/// reaches), the patterns of the other side and their signatures.
+/// What a GPU's passes count, added up where this build keeps the times: the pairs the
+/// pair pass visits (a pattern of the other side times the stored patterns of the blocks
+/// it reaches), the patterns of the other side and their signatures, and the candidates
+/// the GPU joins.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 pub(crate) enum Tally {
     PairsVisited,
     Patterns,
     Signatures,
+    Candidates,
 }
 
 /// Adds `n` to `tally`, where this build keeps the times.
@@ -133,7 +135,7 @@ mod kept {
         [const { AtomicU64::new(0) }; GPU_PASSES.len()];
     static GPU_CALLS: [AtomicU64; GPU_PASSES.len()] =
         [const { AtomicU64::new(0) }; GPU_PASSES.len()];
-    pub(super) static TALLIES: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
+    pub(super) static TALLIES: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 
     /// This thread's CPU time so far.
     pub(super) fn now() -> cpu_time::ThreadTime {
@@ -168,7 +170,7 @@ mod kept {
                 let calls = GPU_CALLS[pass].load(Ordering::Relaxed);
                 table += &format!("{name:<18} {seconds:>14.2} {calls:>12}\n");
             }
-            let names = ["pairs visited", "patterns", "signatures"];
+            let names = ["pairs visited", "patterns", "signatures", "candidates"];
             for (name, tally) in names.iter().zip(&TALLIES) {
                 let n = tally.load(Ordering::Relaxed) as f64;
                 table += &format!("{name:<18} {n:>14.4e}\n");

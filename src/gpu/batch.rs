@@ -27,10 +27,10 @@ pub const MIN_SPOT_EVERY: usize = 4096;
 
 /// Spot checks a batch spreads over the patterns it is sized for, besides each sieve's
 /// first. A check of a sieve of words is a pass over all its stored words on the CPU, so
-/// checks at a fixed stride grew with a big GPU's batches (every 4096th: at N = 21 on an
-/// H200 about five a sieve besides its first, most of the threads' 57 s adding sieves to
-/// batches); spread over the batch they still find a part of it counted wrong. (The tests
-/// take 2, so that their strides are not the fewest.)
+/// checks at a fixed stride grew with a big GPU's batches (every 4096th: at N = 21, by its
+/// candidates and sieves, about five a sieve besides its first; the threads spent 57 s
+/// adding sieves to the H200's batches); spread over the batch they still find a part of
+/// it counted wrong. (The tests take 2, so that their strides are not the fewest.)
 const SPOTS_A_BATCH: usize = if cfg!(test) { 2 } else { 16 };
 
 /// The stride of the spot checks of a batch sized for `patterns` patterns: a power of two,
@@ -285,7 +285,8 @@ impl PairBatch {
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
             if let Some(cells) = cells {
-                self.cells.extend(cells.cell_words(first as u32).flatten());
+                let at = self.cells.len() as u32;
+                self.cells.extend(cells.cell_words(first as u32, at));
                 self.joined_slots += work.len();
             }
         }
@@ -305,9 +306,11 @@ impl PairBatch {
                 .map(|at| (Spot::Every(at / every), at - first)),
         );
         stages::tally(Tally::Signatures, work.reach_at.len() as u64 - 1);
-        if cells.is_none() {
-            stages::tally(Tally::Patterns, work.len() as u64);
-        }
+        let slots = match cells {
+            Some(_) => Tally::Candidates,
+            None => Tally::Patterns,
+        };
+        stages::tally(slots, work.len() as u64);
         let visited = time(Stage::Checks, || {
             (self.checks).extend(spots.map(|(spot, i)| (spot, work.clashes_of(i))));
             match work.visited {
@@ -398,7 +401,7 @@ impl PairBatch {
             self.signing.len() + signing.map_or(0, |_| SIGN_WORDS),
             self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),
             self.covered.len() + signing.map_or(0, |s| s.covered.len()),
-            self.cells.len() + cells.map_or(0, |c| CELL_WORDS * c.cell_words(0).len()),
+            self.cells.len() + cells.map_or(0, |c| c.cell_words_len()),
         ]);
         words.len()
     }

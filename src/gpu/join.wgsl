@@ -2,13 +2,15 @@
 // (signing.wgsl): the host sends each sieve's cells (src/quadrant/cells.rs), and an
 // invocation a candidate (a north placement of a cell paired with a south one, numbered
 // cell after cell, north-major) finds its cell by binary search, reads its two placements
-// and joins them. A candidate whose placements share a diagonal with each other or with
-// the middle column's queen is no pattern: it is marked so (NO_PATTERN, pair_params.wgsl)
-// and counted under no signature, so a sieve's patterns take the first places of its
-// candidates', and the order and the pairs pass over the rest.
+// and joins them. A cell lists only the placements that keep off the middle column's
+// queen's diagonals. A candidate whose placements share a diagonal is no pattern: it is
+// marked so (NO_PATTERN, pair_params.wgsl) and counted under no signature, so a sieve's
+// patterns take the first places of its candidates', and the order and the pairs pass
+// over the rest.
 
-// each cell (CELL_WORDS words): its first candidate in the batch, where its north and
-// south placements start in the tables, and how many south ones it has
+// each sieve's cells (CELL_WORDS words each): a cell's first candidate in the batch,
+// where the places of its north and south placements in the tables are listed (in this
+// same list, past the sieve's cells), and how many south ones it has
 @group(0) @binding(1) var<storage, read> cells: array<u32>;
 // the north quarter's placements, two packed words each (main, anti), and the south
 // quarter's, four (main low, high, anti low, high)
@@ -47,18 +49,15 @@ fn main(
         let c = CELL_WORDS * cell_of(i, signing[r + 14u], signing[r + 15u]);
         let local = i - cells[c];
         let lower_len = cells[c + 3u];
-        let up = 2u * (cells[c + 1u] + local / lower_len);
-        let low = 4u * (cells[c + 2u] + local % lower_len);
-        let up_main = u64(north[up]) << signing[r + 20u];
-        let up_anti = u64(north[up + 1u]) << signing[r + 21u];
+        let up = 2u * cells[cells[c + 1u] + local / lower_len];
+        let low = 4u * cells[cells[c + 2u] + local % lower_len];
+        let up_main = u64(north[up]) << signing[r + 16u];
+        let up_anti = u64(north[up + 1u]) << signing[r + 17u];
         let low_main = u64(south[low]) | (u64(south[low + 1u]) << 32u);
         let low_anti = u64(south[low + 2u]) | (u64(south[low + 3u]) << 32u);
-        let avoid_main = word_at(r + 16u);
-        let avoid_anti = word_at(r + 18u);
         let main = up_main | low_main;
         let anti = up_anti | low_anti;
-        let clash = (up_main & low_main) | (up_anti & low_anti)
-            | (main & avoid_main) | (anti & avoid_anti);
+        let clash = (up_main & low_main) | (up_anti & low_anti);
         if clash != 0lu {
             signed[NARROW_WORDS * i + 2u] = NO_PATTERN;
         } else {

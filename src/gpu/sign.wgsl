@@ -14,7 +14,7 @@ fn main(
             // a sieve joined here (join.wgsl)
             continue;
         }
-        let at = RAW_WORDS * (signing[r + 22u] + i - signing[r]);
+        let at = RAW_WORDS * (signing[r + 18u] + i - signing[r]);
         let main = u64(raw[at]) | (u64(raw[at + 1u]) << 32u);
         let anti = u64(raw[at + 2u]) | (u64(raw[at + 3u]) << 32u);
         sign(i, r, main, anti);

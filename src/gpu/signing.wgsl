@@ -14,9 +14,9 @@
 // each sieve's record (SIGN_WORDS words): its first pattern and signature in the batch,
 // the rest's masks and main diagonals, the pivots' masks and main diagonals, where its
 // gathered values' signatures start in `gathered`, its signatures; where it is joined
-// here, where its cells start and how many (none: its patterns were sent), the diagonals
-// it avoids (main, then anti), and how far a north placement's words move up when
-// unpacked; where its patterns were sent, where they start in them
+// here, where its cells start and how many (none: its patterns were sent) and how far a
+// north placement's words move up when unpacked; where its patterns were sent, where they
+// start in them
 @group(0) @binding(3) var<storage, read> signing: array<u32>;
 @group(0) @binding(4) var<storage, read> gathered: array<u32>;
 // the patterns of each signature of the batch (zeroed before the pass)

@@ -1,13 +1,13 @@
 //! A half's patterns as the cells that join them, for a device that holds the quarter
 //! tables and joins them itself: a cell pairs the north placements on some columns with the
-//! south ones on the others, and its *candidates* (every such pair, north-major) are
-//! numbered cell after cell. A candidate is one of the half's patterns when its two
-//! placements share no diagonal with each other or with the middle column's queen.
+//! south ones on the others, those on a diagonal of the middle column's queen left out, and
+//! its *candidates* (every such pair, north-major) are numbered cell after cell. A
+//! candidate is one of the half's patterns when its two placements share no diagonal.
 
 use super::join::{pair_up, Cell};
 use super::pair_kernel::PairKernel;
 use super::pattern::{Packed, Pattern};
-use super::quarter::{subsets, Quarter, RowSet};
+use super::quarter::{subsets, Quarter};
 use std::collections::TryReserveError;
 
 /// Candidates a pivot sample tests, evenly spaced (a seventh to a fifth are patterns from
@@ -23,6 +23,7 @@ const SAMPLE: usize = 2048;
 pub const LEAST_JOINED: usize = if cfg!(test) { 400 } else { 4 * SAMPLE };
 
 /// Words of a cell as a device reads it ([`Joinable::cell_words`]).
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 pub const CELL_WORDS: usize = 4;
 
 /// The tables a device holds to join halves: both whole.
@@ -63,6 +64,31 @@ impl Quarters<'_> {
     }
 }
 
+/// Appends to `kept` the placements of `cell` for which `keeps` holds, and to `at` where
+/// each lies in its table laid out flat (`cell` from `first` on); how many. Without a branch
+/// a placement: on odd boards about half keep off the middle queen's diagonals (`count 19
+/// --shard 0/8` beside lavapipe opened as over a bus: the units 6.34 thread-s with a branch
+/// a placement, 5.42 without, 5.51 before the cells kept lists).
+fn keep_where<P: Copy>(
+    cell: &[P],
+    first: u32,
+    keeps: impl Fn(P) -> bool,
+    (kept, at): (&mut Vec<P>, &mut Vec<u32>),
+) -> usize {
+    let base = kept.len();
+    kept.extend_from_slice(cell);
+    at.extend(first..first + cell.len() as u32);
+    let mut end = base;
+    for (i, &p) in cell.iter().enumerate() {
+        kept[end] = p;
+        at[end] = first + i as u32;
+        end += usize::from(keeps(p));
+    }
+    kept.truncate(end);
+    at.truncate(end);
+    end - base
+}
+
 /// A pattern's words as a device reads them: its main diagonals, then its anti-diagonals,
 /// each low half first.
 pub fn pattern_words(p: Pattern) -> [u32; 4] {
@@ -72,25 +98,28 @@ pub fn pattern_words(p: Pattern) -> [u32; 4] {
     [m0, m1, a0, a1]
 }
 
-/// One cell: its north placements' columns, the first of its candidates, and how many
-/// south placements each north one is paired with.
+/// One cell: the first of its candidates, and where its north and south placements that
+/// keep off the avoided diagonals lie among the half's ([`Joinable`]'s lists), and how many.
 #[derive(Clone, Copy, Debug)]
 struct JoinCell {
-    cols: usize,
     first: usize,
-    upper_at: u32,
-    lower_at: u32,
-    lower_len: usize,
+    upper: (u32, u32),
+    lower: (u32, u32),
 }
 
 /// A half's patterns as its cells, to be joined where they are counted.
 pub struct Joinable<'a> {
     quarters: Quarters<'a>,
-    upper: &'a RowSet<Packed>,
-    lower: &'a RowSet<Pattern>,
-    /// The north quarter's columns, all of them.
-    all: usize,
     cells: Vec<JoinCell>,
+    /// Each cell's north placements that keep off `avoid`, cell after cell, and where each
+    /// lies in the north table laid out flat: a candidate pairs only these (on odd boards
+    /// about half of each quarter's placements take a diagonal of the middle column's
+    /// queen, so the cells' full products held two to three times the candidates).
+    upper: Vec<Packed>,
+    upper_at: Vec<u32>,
+    /// The same of the south placements.
+    lower: Vec<Pattern>,
+    lower_at: Vec<u32>,
     avoid: Pattern,
     candidates: usize,
     /// The patterns reckoned from the sample ([`Joinable::sample`]; the candidates before).
@@ -110,32 +139,49 @@ impl<'a> Joinable<'a> {
         );
         let width = region.cols as u32;
         let all = (1usize << width) - 1;
-        let mut cells = Vec::new();
-        let mut candidates = 0;
+        let mut joinable = Joinable {
+            quarters,
+            cells: Vec::new(),
+            upper: Vec::new(),
+            upper_at: Vec::new(),
+            lower: Vec::new(),
+            lower_at: Vec::new(),
+            avoid,
+            candidates: 0,
+            reckoned: 0,
+        };
+        let j = &mut joinable;
         for cols in subsets(width, north_rows.count_ones()).map(|c| c as usize) {
-            let (above, below) = (upper.cell(cols).len(), lower.cell(all & !cols).len());
-            if above * below == 0 {
+            let (above, below) = (upper.cell(cols), lower.cell(all & !cols));
+            if above.is_empty() || below.is_empty() {
                 continue;
             }
-            cells.push(JoinCell {
-                cols,
-                first: candidates,
-                upper_at: quarters.north.flat_place(north_rows, cols),
-                lower_at: quarters.south.flat_place(south_rows, all & !cols),
-                lower_len: below,
+            let (upper_from, lower_from) = (j.upper.len(), j.lower.len());
+            let above_at = quarters.north.flat_place(north_rows, cols);
+            let off_avoid = |p: Packed| p.unpack(region).disjoint(avoid);
+            let kept_above =
+                keep_where(above, above_at, off_avoid, (&mut j.upper, &mut j.upper_at));
+            let below_at = quarters.south.flat_place(south_rows, all & !cols);
+            let off_avoid = |q: Pattern| q.disjoint(avoid);
+            let kept_below =
+                keep_where(below, below_at, off_avoid, (&mut j.lower, &mut j.lower_at));
+            let kept = [kept_above, kept_below];
+            if kept.contains(&0) {
+                j.upper.truncate(upper_from);
+                j.upper_at.truncate(upper_from);
+                j.lower.truncate(lower_from);
+                j.lower_at.truncate(lower_from);
+                continue;
+            }
+            j.cells.push(JoinCell {
+                first: j.candidates,
+                upper: (upper_from as u32, kept[0] as u32),
+                lower: (lower_from as u32, kept[1] as u32),
             });
-            candidates += above * below;
+            j.candidates += kept[0] * kept[1];
         }
-        Joinable {
-            quarters,
-            upper,
-            lower,
-            all,
-            cells,
-            avoid,
-            candidates,
-            reckoned: candidates,
-        }
+        joinable.reckoned = joinable.candidates;
+        joinable
     }
 
     /// The patterns the half is reckoned to hold ([`Joinable::sample`]).
@@ -144,9 +190,10 @@ impl<'a> Joinable<'a> {
         self.reckoned
     }
 
-    /// The candidates of the half on the board rows `rows` (the north placements on some
-    /// columns times the south ones on the others, summed over the columns): counted
-    /// before its cells are made (most halves below N = 19 have fewer than a device joins).
+    /// The candidates of the half on the board rows `rows` before the placements on the
+    /// avoided diagonals are left out (the north placements on some columns times the
+    /// south ones on the others, summed over the columns; at least [`Joinable::len`]):
+    /// counted before its cells are made (most halves below N = 19 have fewer than a device joins).
     pub(super) fn count(quarters: Quarters, rows: u64) -> usize {
         let region = quarters.north.region();
         let north_rows = rows & region.row_mask();
@@ -169,33 +216,56 @@ impl<'a> Joinable<'a> {
         self.quarters
     }
 
-    /// The diagonals no pattern may take (the middle column's queen's, or none).
-    pub fn avoid(&self) -> Pattern {
-        self.avoid
-    }
-
     /// How far a north placement's main and anti-diagonal words move up when unpacked.
     pub fn unpack_shifts(&self) -> (u32, u32) {
         let (main, anti) = self.quarters.north.region().lowest_diagonals();
         (main as u32, anti as u32)
     }
 
-    /// The cells as a device reads them ([`CELL_WORDS`] each): the first candidate (from
-    /// `first` on), where its north and south placements start in the flat tables, and how
-    /// many south ones it has.
-    pub fn cell_words(&self, first: u32) -> impl ExactSizeIterator<Item = [u32; CELL_WORDS]> + '_ {
-        (self.cells.iter()).map(move |c| {
+    /// The cells a device reads: their records ([`Joinable::cell_records`] of
+    /// [`CELL_WORDS`]: the first candidate, from `first` on; where its north and south
+    /// placements' places in the flat tables start, the lists lying from word `at` on of
+    /// the device's list; and how many south ones it has), then those lists (the north
+    /// placements' places, then the south ones'), as many words in all as
+    /// [`Joinable::cell_words_len`] says.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub fn cell_words(&self, first: u32, at: u32) -> impl Iterator<Item = u32> + '_ {
+        let lists = at + (CELL_WORDS * self.cells.len()) as u32;
+        let lower_list = lists + self.upper_at.len() as u32;
+        let records = (self.cells.iter()).flat_map(move |c| {
             [
                 first + c.first as u32,
-                c.upper_at,
-                c.lower_at,
-                c.lower_len as u32,
+                lists + c.upper.0,
+                lower_list + c.lower.0,
+                c.lower.1,
             ]
-        })
+        });
+        let padding = self.cell_words_len() - CELL_WORDS * self.cells.len() - self.lists_len();
+        (records.chain(self.upper_at.iter().copied()))
+            .chain(self.lower_at.iter().copied())
+            .chain(std::iter::repeat_n(0, padding))
     }
 
-    fn cell(&self, c: &JoinCell) -> Cell<'a> {
-        (self.upper.cell(c.cols), self.lower.cell(self.all & !c.cols))
+    /// The cells' records, each [`CELL_WORDS`] words ([`Joinable::cell_words`]).
+    pub fn cell_records(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Words of [`Joinable::cell_words`]: a multiple of [`CELL_WORDS`], so that the next
+    /// sieve's records follow whole.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub fn cell_words_len(&self) -> usize {
+        CELL_WORDS * self.cells.len() + self.lists_len().next_multiple_of(CELL_WORDS)
+    }
+
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    fn lists_len(&self) -> usize {
+        self.upper_at.len() + self.lower_at.len()
+    }
+
+    fn cell(&self, c: &JoinCell) -> Cell<'_> {
+        let range = |(from, len): (u32, u32)| from as usize..(from + len) as usize;
+        (&self.upper[range(c.upper)], &self.lower[range(c.lower)])
     }
 
     /// Candidate `k` joined, or `None` where its placements share a diagonal.
@@ -205,8 +275,8 @@ impl<'a> Joinable<'a> {
         let local = k - c.first;
         let region = self.quarters.north.region();
         self.joined(
-            above[local / c.lower_len].unpack(region),
-            below[local % c.lower_len],
+            above[local / below.len()].unpack(region),
+            below[local % below.len()],
         )
     }
 
@@ -265,5 +335,94 @@ impl<'a> Joinable<'a> {
             pair_up(pairs, (region, batch), self.avoid, out)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parallel::Workers;
+    use crate::quadrant::half::{Halves, Kept, Table};
+    use crate::quadrant::regions;
+    use std::sync::atomic::AtomicBool;
+
+    fn whole<P: crate::quadrant::pattern::Stored>(
+        region: crate::quadrant::pattern::Region,
+    ) -> Table<P> {
+        let never = AtomicBool::new(false);
+        let quarter = Quarter::build_within(region, u64::MAX, &Workers::this_thread(), &never);
+        Table::Whole(quarter.unwrap().unwrap())
+    }
+
+    /// A half's cells join the half the host builds, only of placements off the middle
+    /// column's queen's diagonals (fewer candidates than the full products on odd boards),
+    /// and their words, read as `join.wgsl` reads them, pick each candidate's placements.
+    #[test]
+    fn cells_join_the_half_and_their_words_pick_each_candidate() {
+        for n in [12, 13] {
+            let [north, south] = regions(n);
+            let halves = Halves::Tables {
+                north: whole(north),
+                south: whole(south),
+            };
+            let quarters = halves.quarters().expect("whole tables");
+            let north_flat: Vec<Packed> = quarters.north.placements().copied().collect();
+            let south_flat: Vec<Pattern> = quarters.south.placements().copied().collect();
+            let h = n / 2;
+            let (avoid, middle) = if n % 2 == 1 {
+                (Pattern::queen(n, 3, h), 1 << 3)
+            } else {
+                (Pattern::default(), 0)
+            };
+            let mut kept = Kept::default();
+            let mut fewer = 0;
+            let row_sets = subsets(n as u32, h as u32).filter(|rows| rows & middle == 0);
+            for rows in row_sets.step_by(29).take(8) {
+                let cells = Joinable::new(quarters, (rows, avoid));
+                let mut want = Vec::new();
+                let mut half = halves
+                    .parts(n, (rows, avoid), PairKernel::Scalar, &mut kept)
+                    .unwrap();
+                assert!(!half.fill(&mut want, usize::MAX).unwrap());
+                let mut joined: Vec<Pattern> = cells.candidates().flatten().collect();
+                let key = |p: &Pattern| (p.main, p.anti);
+                want.sort_unstable_by_key(key);
+                joined.sort_unstable_by_key(key);
+                assert_eq!(joined, want, "n = {n}, rows {rows:b}");
+                let all = Joinable::count(quarters, rows);
+                assert!(cells.len() <= all, "n = {n}, rows {rows:b}");
+                fewer += usize::from(cells.len() < all);
+                // the words as the device reads them, moved to start at word 8
+                let words: Vec<u32> = [0; 8].into_iter().chain(cells.cell_words(100, 8)).collect();
+                assert_eq!(words.len(), 8 + cells.cell_words_len(), "n = {n}");
+                assert_eq!(cells.cell_words_len() % CELL_WORDS, 0);
+                let records = cells.cell_records();
+                let region = quarters.north.region();
+                for k in 0..cells.len() {
+                    let i = 100 + k as u32;
+                    let r = (0..records)
+                        .rev()
+                        .find(|&r| words[8 + CELL_WORDS * r] <= i)
+                        .unwrap();
+                    let c = 8 + CELL_WORDS * r;
+                    let local = i - words[c];
+                    let lower_len = words[c + 3];
+                    let up = words[(words[c + 1] + local / lower_len) as usize] as usize;
+                    let low = words[(words[c + 2] + local % lower_len) as usize] as usize;
+                    let (p, q) = (north_flat[up].unpack(region), south_flat[low]);
+                    let read = p.disjoint(q).then(|| p.with(q));
+                    assert_eq!(
+                        read,
+                        cells.pattern(k),
+                        "n = {n}, rows {rows:b}, candidate {k}"
+                    );
+                }
+            }
+            assert_eq!(
+                fewer > 0,
+                n % 2 == 1,
+                "n = {n}: {fewer} halves of fewer candidates"
+            );
+        }
     }
 }

@@ -37,7 +37,7 @@ pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
 pub const RAW_WORDS: usize = 4;
 
 /// Words of a sieve's record where the device signs its other side ([`Signing::record`]).
-pub const SIGN_WORDS: usize = 24;
+pub const SIGN_WORDS: usize = 20;
 
 /// Words of a block's record where the device groups and transposes words
 /// ([`PairWork::word_blocks`]).
@@ -144,10 +144,10 @@ impl<'a> Signing<'a> {
     /// the rest's masks (main, then anti, each low half first) and main diagonals, the
     /// pivots' masks and main diagonals, where its gathered values' signatures start in
     /// the batch's list, its signatures; where the device joins it, where its cells start
-    /// in the batch's list and how many, the diagonals its patterns avoid (main, then anti,
-    /// each low half first) and how far a north placement's words move up when unpacked;
-    /// where its patterns were sent, where they start in the batch's; and a word of
-    /// padding.
+    /// in the batch's list and how many (its cells keep off the diagonals its patterns
+    /// avoid: [`Joinable::cell_words`]) and how far a north placement's words move up
+    /// when unpacked; where its patterns were sent, where they start in the batch's; and a
+    /// word of padding.
     pub fn record(
         &self,
         (first, signature_base, gathered_at): (u32, u32, u32),
@@ -160,9 +160,6 @@ impl<'a> Signing<'a> {
         let [pm0, pm1] = halves(pivots.main);
         let [pa0, pa1] = halves(pivots.anti);
         let joined = self.cells();
-        let avoid = joined.map_or(Pattern::default(), |c| c.avoid());
-        let [av0, av1] = halves(avoid.main);
-        let [aa0, aa1] = halves(avoid.anti);
         let shifts = joined.map_or((0, 0), |c| c.unpack_shifts());
         [
             first,
@@ -180,11 +177,7 @@ impl<'a> Signing<'a> {
             gathered_at,
             self.covered.len() as u32,
             cells_at,
-            joined.map_or(0, |c| c.cell_words(0).len() as u32),
-            av0,
-            av1,
-            aa0,
-            aa1,
+            joined.map_or(0, |c| c.cell_records() as u32),
             shifts.0,
             shifts.1,
             sent_at,
