@@ -12,7 +12,10 @@
 # the quadrant engine's pairs on the GPU against the CPU threads) with LIMIT=150 and no
 # warm-up round (WARMUP=0: each run counts), then `count TO --engine quadrant --device
 # gpu-only` once more on a build with the `stage-times` feature (DIR/nqueens-stages):
-# where the counting threads' CPU time goes, and the GPU's by pass.
+# where the counting threads' CPU time goes, and the GPU's by pass. With AB="REV ..." (git
+# revisions: branches to weigh against this checkout on the GPU), each is built with the
+# `stage-times` feature too (DIR/nqueens-stages-REV) and run.sh runs that count on each
+# after this checkout's, so the GPU's passes can be compared in one call.
 # The test binaries name this checkout's path (the files they read): run.sh links that path
 # to the checkout there where it does not exist.
 # `a_gpu_that_miscounts_a_known_answer_is_refused` runs only where NQUEENS_BAD_VULKAN_ICD
@@ -47,7 +50,19 @@ if [ -z "$lib" ] || [ -z "$it" ]; then
     echo "the library's or the integration tests' binary was not found among: $built" >&2
     exit 1
 fi
+ab_built=$(mktemp -d)
+for rev in ${AB:-}; do
+    tree=$(mktemp -d)
+    git worktree add --quiet --detach "$tree" "$rev"
+    # (one target folder for the revisions: their dependencies are built once)
+    CARGO_TARGET_DIR=$PWD/target/ab cargo build --release --quiet --features stage-times \
+        --manifest-path "$tree/Cargo.toml"
+    cp target/ab/release/nqueens "$ab_built/nqueens-stages-${rev//\//-}"
+    git worktree remove --force "$tree"
+done
 rm -rf "$dir" && mkdir -p "$dir"
+mv "$ab_built"/* "$dir"/ 2>/dev/null || true
+rmdir "$ab_built"
 cp target/release/nqueens "$dir/nqueens"
 mv "$stages" "$dir/nqueens-stages"
 chmod 755 "$dir/nqueens-stages"
@@ -73,6 +88,11 @@ NQUEENS_REQUIRE_GPU=1 "\$here/it-tests" gpu race quadrant layering "\${skip[@]}"
 NQUEENS="\$here/nqueens" ONLY="quadrant cpu" LIMIT=150 WARMUP=0 bash scripts/gpu-bench.sh - 1 "\${1:-19}" "\${2:-21}" || status=1
 echo "== the counting threads' CPU time by stage, count \${2:-21} --engine quadrant --device gpu-only"
 "\$here/nqueens-stages" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
+for other in "\$here"/nqueens-stages-*; do
+    [ -e "\$other" ] || continue
+    echo "== the same on \${other##*/nqueens-stages-}"
+    "\$other" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
+done
 exit \$status
 RUN
 chmod +x "$dir/run.sh"
