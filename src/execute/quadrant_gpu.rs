@@ -16,11 +16,11 @@
 //! Trust: before its first unit, a GPU counts every unit of N = [`CHECK_N`] and must agree
 //! with the CPU ([`check_pairs`]); then every batch is spot-checked before its counts are
 //! used: the clashes of each sieve's first pattern and of a batch's patterns at a stride
-//! ([`spot_every`]: sixteen a batch, at least 4096 apart), against the same patterns worked
-//! out on the CPU as they were batched. At
-//! the first disagreement the GPUs are dropped, the units of that batch are counted again on
-//! the CPU and the rest there too, and the run notes the device and both counts. What
-//! earlier passing checks vouched for stays.
+//! ([`spot_every`]: sized for sixteen a batch, at least 4096), against the same patterns
+//! worked out on the CPU as they were batched. At the first disagreement the GPUs are
+//! dropped, the units of that batch are counted again on the CPU and the rest there too,
+//! and the run notes the device and both counts. What earlier passing checks vouched for
+//! stays.
 
 use super::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;

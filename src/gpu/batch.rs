@@ -305,7 +305,10 @@ impl PairBatch {
                 .filter(|&at| at > first)
                 .map(|at| (Spot::Every(at / every), at - first)),
         );
-        stages::tally(Tally::Signatures, work.reach_at.len() as u64 - 1);
+        stages::tally(
+            Tally::Signatures,
+            work.reach_at.len().saturating_sub(1) as u64,
+        );
         let slots = match cells {
             Some(_) => Tally::Candidates,
             None => Tally::Patterns,

@@ -8,8 +8,8 @@
 // adds its patterns' clashes up in its own registers while they are of one sieve (a
 // sieve's patterns lie together), then into the sieve's sum with one atomic add; the
 // clashes of the patterns the host spot-checks (each sieve's first, those at multiples of
-// `params.spot_every` in the batch, known by where they came: where order.wgsl put them in signature order, it
-// noted that place) are written out besides. A pattern's clashes are at most the stored
+// `params.spot_every` in the batch, known by where they came: where order.wgsl put them in
+// signature order, it noted that place) are written out besides. A pattern's clashes are at most the stored
 // patterns, 2^23: no 32-bit count wraps; a run and a sieve's sum are kept in 64 bits.
 
 // (`params`: pair_params.wgsl)
