@@ -341,9 +341,18 @@ impl<'a> Joinable<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quadrant::half::tests::whole;
-    use crate::quadrant::half::{Halves, Kept};
+    use crate::parallel::Workers;
+    use crate::quadrant::half::{Halves, Kept, Table};
     use crate::quadrant::regions;
+    use std::sync::atomic::AtomicBool;
+
+    fn whole<P: crate::quadrant::pattern::Stored>(
+        region: crate::quadrant::pattern::Region,
+    ) -> Table<P> {
+        let never = AtomicBool::new(false);
+        let quarter = Quarter::build_within(region, u64::MAX, &Workers::this_thread(), &never);
+        Table::Whole(quarter.unwrap().unwrap())
+    }
 
     /// A half's cells join the half the host builds, only of placements off the middle
     /// column's queen's diagonals (fewer candidates than the full products on odd boards),

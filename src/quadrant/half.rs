@@ -339,7 +339,7 @@ fn by_search(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
     use crate::memory::Budget;
     use crate::parallel::Workers;
@@ -347,8 +347,7 @@ pub(super) mod tests {
     use crate::quadrant::regions;
     use std::sync::atomic::AtomicBool;
 
-    /// `region`'s whole table, built on this thread (the tests' tables: `cells.rs`'s too).
-    pub(in crate::quadrant) fn whole<P: Stored>(region: Region) -> Table<P> {
+    fn whole<P: Stored>(region: Region) -> Table<P> {
         let never = AtomicBool::new(false);
         let quarter = Quarter::build_within(region, u64::MAX, &Workers::this_thread(), &never);
         Table::Whole(quarter.unwrap().unwrap())
