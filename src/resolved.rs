@@ -94,10 +94,15 @@ fn choose_devices(
         let gpus = crate::gpu::open(gpus, true)?;
         Ok(Devices::Gpus { gpus, share })
     }
+    // (`auto` without the feature: the CPU, as where no GPU opens)
     #[cfg(not(feature = "gpu"))]
-    Err(Error::Failed(
-        "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
-    ))
+    if auto {
+        Ok(Devices::Cpu)
+    } else {
+        Err(Error::Failed(
+            "this nqueens was built without the gpu feature (cargo build --features gpu)".into(),
+        ))
+    }
 }
 
 /// What a count's resolution knows besides its options: the run it resumes, what that run's

@@ -724,6 +724,7 @@ mod tests {
         }
     }
 
+    use super::sieve::{Made, PairWork};
     use std::cell::{Cell, RefCell};
     use std::collections::HashMap;
 

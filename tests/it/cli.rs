@@ -408,6 +408,10 @@ fn a_full_stdout_is_named_in_one_line() {
         &["--help"],
         &["--version"],
     ] {
+        // (a build without the GPU lists no adapter: nothing to write)
+        if args == ["devices"] && !cfg!(feature = "gpu") {
+            continue;
+        }
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")

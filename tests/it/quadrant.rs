@@ -101,6 +101,10 @@ fn auto_takes_quadrant_from_14_to_27_unless_asked_otherwise() {
         ..CountOptions::default()
     };
     assert_eq!(plan(&depth, 16), "d4");
+    // (a build without the GPU refuses a GPU asked for by name)
+    if !cfg!(feature = "gpu") {
+        return;
+    }
     let gpu = CountOptions {
         device: nqueens::DeviceChoice::Gpu,
         ..CountOptions::default()

@@ -44,8 +44,11 @@ mod x86_64;
 pub use layout::NARROW_WORDS;
 pub use layout::{Made, Sieve};
 pub use offload::{Counted, OtherSide, PairDevice};
+// (the tests' model devices take it without the GPU too)
+#[cfg(any(feature = "gpu", test))]
+pub use offload::PairWork;
 #[cfg(feature = "gpu")]
-pub use offload::{PairWork, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
+pub use offload::{BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
 #[cfg(feature = "gpu")]
 pub use offload::{RAW_WORDS, SIGN_WORDS};
 
