@@ -19,7 +19,9 @@
 # The test binaries name this checkout's path (the files they read): run.sh links that path
 # to the checkout there where it does not exist.
 # `a_gpu_that_miscounts_a_known_answer_is_refused` runs only where NQUEENS_BAD_VULKAN_ICD
-# names Mesa 22.3's lavapipe (as .ci/run sets it up). Exits 1 if a test or a count failed.
+# names Mesa 22.3's lavapipe (as .ci/run sets it up). Each step is given STEP_LIMIT seconds
+# (300) and each stage count STAGE_LIMIT (150). Exits 1 if a test or a count failed or ran
+# past its bound.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: scripts/gpu-carry.sh DIR" >&2; exit 2; }
 dir=$(realpath -m "$1")
@@ -78,20 +80,24 @@ if [ ! -e "\$built" ]; then
     mkdir -p "\$(dirname "\$built")" && ln -s "\$PWD" "\$built"
 fi
 status=0
-NQUEENS_REQUIRE_GPU=1 "\$here/lib-tests" --test-threads 8 || status=1
+# each step within a bound (STEP_LIMIT, STAGE_LIMIT seconds), so that a slow one leaves the
+# device's time to the rest
+step() { timeout "\${STEP_LIMIT:-300}" "\$@"; }
+stage() { timeout "\${STAGE_LIMIT:-150}" "\$@"; }
+NQUEENS_REQUIRE_GPU=1 step "\$here/lib-tests" --test-threads 8 || status=1
 skip=(--skip quadrant_24)
 if [ -z "\${NQUEENS_BAD_VULKAN_ICD:-}" ]; then
     echo "NQUEENS_BAD_VULKAN_ICD is unset: the miscounting-driver test is left out"
     skip+=(--skip a_gpu_that_miscounts_a_known_answer_is_refused)
 fi
-NQUEENS_REQUIRE_GPU=1 "\$here/it-tests" gpu race quadrant layering "\${skip[@]}" || status=1
-NQUEENS="\$here/nqueens" ONLY="quadrant cpu" LIMIT=150 WARMUP=0 bash scripts/gpu-bench.sh - 1 "\${1:-19}" "\${2:-21}" || status=1
+NQUEENS_REQUIRE_GPU=1 step "\$here/it-tests" gpu race quadrant layering "\${skip[@]}" || status=1
+NQUEENS="\$here/nqueens" ONLY="quadrant cpu" LIMIT=150 WARMUP=0 step bash scripts/gpu-bench.sh - 1 "\${1:-19}" "\${2:-21}" || status=1
 echo "== the counting threads' CPU time by stage, count \${2:-21} --engine quadrant --device gpu-only"
-"\$here/nqueens-stages" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
+stage "\$here/nqueens-stages" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
 for other in "\$here"/nqueens-stages-*; do
     [ -e "\$other" ] || continue
     echo "== the same on \${other##*/nqueens-stages-}"
-    "\$other" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
+    stage "\$other" count "\${2:-21}" --engine quadrant --device gpu-only --stats || status=1
 done
 exit \$status
 RUN
