@@ -244,9 +244,10 @@ impl PairBatch {
         }
     }
 
-    /// Patterns between two spot checks besides each sieve's first.
+    /// Patterns between two spot checks besides each sieve's first (a batch made by
+    /// `default`, sized by nothing, takes the fewest).
     pub fn spot_every(&self) -> usize {
-        self.spot_every
+        self.spot_every.max(MIN_SPOT_EVERY)
     }
 
     /// Adds `work`'s sieve, under `ticket`, its first pattern and those at multiples of
@@ -298,7 +299,7 @@ impl PairBatch {
         }
         self.slots += work.len();
         self.reckoned += cells.map_or(work.len(), |c| c.reckoned());
-        let every = self.spot_every;
+        let every = self.spot_every();
         let spaced = (first.next_multiple_of(every)..first + work.len()).step_by(every);
         let spots = std::iter::once((Spot::First(sieve), work.first_spot())).chain(
             spaced
@@ -411,7 +412,7 @@ impl PairBatch {
 
     /// Words the GPU writes of what it counted ([`Sums`]).
     pub fn sum_words(&self) -> usize {
-        SUM_WORDS * self.sieves.len() + self.len().div_ceil(self.spot_every)
+        SUM_WORDS * self.sieves.len() + self.len().div_ceil(self.spot_every())
     }
 
     /// Blocks of words the GPU makes tables of.
@@ -496,5 +497,7 @@ mod tests {
         // a big GPU's batches are checked at a wider stride than the fewest
         assert!(spot_every(1 << 20) > MIN_SPOT_EVERY);
         assert_eq!(spot_every(1 << 20) * SPOTS_A_BATCH, 1 << 20);
+        // a batch sized by nothing never steps by 0
+        assert_eq!(PairBatch::default().spot_every(), MIN_SPOT_EVERY);
     }
 }

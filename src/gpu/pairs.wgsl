@@ -9,8 +9,9 @@
 // sieve's patterns lie together), then into the sieve's sum with one atomic add; the
 // clashes of the patterns the host spot-checks (each sieve's first, those at multiples of
 // `params.spot_every` in the batch, known by where they came: where order.wgsl put them in
-// signature order, it noted that place) are written out besides. A pattern's clashes are at most the stored
-// patterns, 2^23: no 32-bit count wraps; a run and a sieve's sum are kept in 64 bits.
+// signature order, it noted that place) are written out besides. A pattern's clashes are
+// at most the stored patterns, 2^23: no 32-bit count wraps; a run and a sieve's sum are
+// kept in 64 bits.
 
 // (`params`: pair_params.wgsl)
 // entry `e` of the block whose first entry is `b`: tables[b + e]
