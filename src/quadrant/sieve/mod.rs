@@ -516,11 +516,7 @@ impl Sieve {
                 x86_64::avx2::work(self, others, written)
             },
         };
-        work.disjoint_narrow = match pairs {
-            PairKernel::Scalar => portable::disjoint_narrow,
-            #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => disjoint_narrow_avx2,
-        };
+        work.disjoint_narrow = disjoint_narrow_on(pairs);
         work
     }
 
@@ -568,6 +564,17 @@ fn dense_on<const W: usize>(
         PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
             x86_64::avx2::dense(write, patterns, buffers)
         },
+    }
+}
+
+/// The spot checks' count over narrow words on the loops `pairs`: every device's work
+/// takes it from here (the portable loop, built for the baseline CPU, has no 64-bit
+/// compare to vectorise with).
+fn disjoint_narrow_on(pairs: PairKernel) -> fn(&[[u32; 2]], u64) -> usize {
+    match pairs {
+        PairKernel::Scalar => portable::disjoint_narrow,
+        #[cfg(target_arch = "x86_64")]
+        PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => disjoint_narrow_avx2,
     }
 }
 

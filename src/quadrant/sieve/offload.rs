@@ -519,7 +519,7 @@ impl Sieve {
                 let Some(first) = first.filter(|_| signs) else {
                     return Ok(Counted::Unjoined);
                 };
-                let work = self.signing_work((OtherSide::Cells(cells), first));
+                let work = self.signing_work(pairs, (OtherSide::Cells(cells), first));
                 return Ok(device
                     .take(&work)?
                     .map_or(Counted::Unjoined, Counted::Later));
@@ -532,7 +532,9 @@ impl Sieve {
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
         if signs {
-            if let Some(ticket) = device.take(&self.signing_work((OtherSide::Joined(others), 0)))? {
+            if let Some(ticket) =
+                device.take(&self.signing_work(pairs, (OtherSide::Joined(others), 0)))?
+            {
                 return Ok(Counted::Later(ticket));
             }
             self.slice_stored(pairs).map_err(short)?;
@@ -666,15 +668,19 @@ impl Sieve {
 
     /// The work of a device that signs the other side itself ([`Signing`]): `others` as
     /// they came, or the cells it joins them from (from the first candidate that is a
-    /// pattern, `first`), with what it gathers them by.
-    fn signing_work<'a>(&'a self, (raw, first): (OtherSide<'a>, usize)) -> PairWork<'a> {
+    /// pattern, `first`), with what it gathers them by; its spot checks on the loops `pairs`.
+    fn signing_work<'a>(
+        &'a self,
+        pairs: PairKernel,
+        (raw, first): (OtherSide<'a>, usize),
+    ) -> PairWork<'a> {
         let seen = &self.seen;
         let heads: Vec<u32> = (0..self.reach_at.len() - 1).map(|s| self.head(s)).collect();
         let reach_at: Vec<u32> = self.reach_at.iter().map(|&at| at as u32).collect();
         // (a block's covered patterns are the stored ones, fewer than 2^32)
         let covered: Vec<u32> = self.covered.iter().map(|&c| c as u32).collect();
         PairWork {
-            disjoint_narrow: super::portable::disjoint_narrow,
+            disjoint_narrow: super::disjoint_narrow_on(pairs),
             lookups: self.lookups as u32,
             stored_len: self.len,
             blocks: self.blocks,
