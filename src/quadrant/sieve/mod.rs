@@ -516,8 +516,19 @@ impl Sieve {
                 x86_64::avx2::work(self, others, written)
             },
         };
-        work.disjoint_narrow = disjoint_narrow_on(pairs);
+        work.disjoint_narrow = Sieve::disjoint_narrow_on(pairs);
         work
+    }
+
+    /// The spot checks' count over narrow words on the loops `pairs`: every device's work
+    /// takes it from here (the portable loop, built for the baseline CPU, has no 64-bit
+    /// compare to vectorise with).
+    pub(super) fn disjoint_narrow_on(pairs: PairKernel) -> fn(&[[u32; 2]], u64) -> usize {
+        match pairs {
+            PairKernel::Scalar => portable::disjoint_narrow,
+            #[cfg(target_arch = "x86_64")]
+            PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => disjoint_narrow_avx2,
+        }
     }
 
     /// [`Sieve::count_ordered`] on the loops `pairs`, the runs taken in batches or not.
@@ -564,17 +575,6 @@ fn dense_on<const W: usize>(
         PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => unsafe {
             x86_64::avx2::dense(write, patterns, buffers)
         },
-    }
-}
-
-/// The spot checks' count over narrow words on the loops `pairs`: every device's work
-/// takes it from here (the portable loop, built for the baseline CPU, has no 64-bit
-/// compare to vectorise with).
-fn disjoint_narrow_on(pairs: PairKernel) -> fn(&[[u32; 2]], u64) -> usize {
-    match pairs {
-        PairKernel::Scalar => portable::disjoint_narrow,
-        #[cfg(target_arch = "x86_64")]
-        PairKernel::Avx2 | PairKernel::Avx2WithAvx512 => disjoint_narrow_avx2,
     }
 }
 

@@ -680,7 +680,7 @@ impl Sieve {
         // (a block's covered patterns are the stored ones, fewer than 2^32)
         let covered: Vec<u32> = self.covered.iter().map(|&c| c as u32).collect();
         PairWork {
-            disjoint_narrow: super::disjoint_narrow_on(pairs),
+            disjoint_narrow: Sieve::disjoint_narrow_on(pairs),
             lookups: self.lookups as u32,
             stored_len: self.len,
             blocks: self.blocks,
