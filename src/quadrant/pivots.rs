@@ -27,21 +27,56 @@ const PIVOT_SAMPLE: usize = 128;
 /// as long as with 256.
 const ON_PAIRS_FROM: u64 = 1 << 32;
 
-/// A signature: bit `count - 1 - i` for pivot `i`.
+/// A signature: the place of a pattern's pivot bits (bit `count - 1 - i` for pivot `i`) in
+/// the reflected Gray code ([`pivot_bits`] of it gives them back). Groups are stored in
+/// signature order, so a signature's compatible groups (those sharing no pivot bit with it)
+/// lie in fewer, longer runs than in the bits' own order, and fewer blocks straddle a run's
+/// end: 7 % fewer pairs visited at N = 19 and 20.
 pub(super) type Signature = u16;
+
+/// The pivot bits of signature `s`: the Gray code of `s`.
+pub(super) fn pivot_bits(s: usize) -> usize {
+    s ^ s >> 1
+}
+
+/// The signature of pivot bits `bits` ([`pivot_bits`] undone: each bit the parity of the
+/// bits from it up). Linear over XOR, so the signature of disjoint parts is the XOR of
+/// theirs.
+pub(super) fn signature_of_bits(bits: usize) -> usize {
+    let mut s = bits;
+    let mut shift = 1;
+    while shift < usize::BITS {
+        s ^= s >> shift;
+        shift <<= 1;
+    }
+    s
+}
 
 /// The buffers of a sort by signature: the sorted patterns (as `T`s), their signatures, and
 /// where each signature's patterns start.
 pub(super) type SortBuffers<'a, T = Pattern> =
     (&'a mut Vec<T>, &'a mut Vec<Signature>, &'a mut Vec<usize>);
 
-/// The signatures `t` with `t & s == 0` among `groups` (a power of two), in increasing
-/// order: the subsets of the pivots `s` leaves free.
+/// The signatures among `groups` (a power of two) whose pivot bits share none with those of
+/// `s`, in increasing order. Each is fixed by its bits where `s` has none (`free`, taken as
+/// a subset of `free` in increasing order: the increasing signatures): at a bit of `s`'s,
+/// a compatible signature's bit repeats the one above it (its Gray code is 0 there).
 pub(super) fn compatible(s: usize, groups: usize) -> impl Iterator<Item = usize> {
-    let free = !s & (groups - 1);
+    let taken = pivot_bits(s);
+    let free = !taken & (groups - 1);
     // the next subset of `free` above `t` is `(t - free) & free`
-    std::iter::successors(Some(0usize), move |&t| {
+    let subsets = std::iter::successors(Some(0usize), move |&t| {
         (t != free).then(|| t.wrapping_sub(free) & free)
+    });
+    subsets.map(move |chosen| {
+        // each bit of `taken` copies the bit above it, down each run of them
+        let (mut t, mut runs, mut shift) = (chosen, taken, 1);
+        while runs != 0 {
+            t |= t >> shift & runs;
+            runs &= runs >> shift;
+            shift <<= 1;
+        }
+        t
     })
 }
 
@@ -54,8 +89,8 @@ pub(super) struct Pivots {
 }
 
 impl Pivots {
-    /// Bit `count - 1 - i` set when `p` occupies pivot `i` (the definition;
-    /// [`Signatures`] computes it).
+    /// `p`'s pivot bits: bit `count - 1 - i` set when it occupies pivot `i` (the
+    /// definition; [`Signatures`] computes their signature).
     #[cfg(test)]
     fn signature(&self, p: Pattern) -> usize {
         let mut s = 0;
@@ -65,7 +100,7 @@ impl Pivots {
         s
     }
 
-    /// Pivot `i`'s diagonal, as a bit index (main diagonals below 64, anti-diagonal `d` at `64 + d`), and its bit in a signature.
+    /// Pivot `i`'s diagonal, as a bit index (main diagonals below 64, anti-diagonal `d` at `64 + d`), and its pivot bit.
     pub(super) fn diagonals(&self) -> impl Iterator<Item = (usize, Signature)> + '_ {
         self.mask[..self.count].iter().enumerate().map(|(i, m)| {
             let d = if m.main != 0 {
@@ -222,7 +257,8 @@ fn one_diagonal(d: usize) -> Pattern {
 pub(super) struct Signatures {
     /// Where lookup `l`'s byte starts: bit `at[l]` of `main`, or bit `at[l] - 64` of `anti`.
     at: Vec<u8>,
-    /// The signature bits that each value of lookup `l`'s byte gives.
+    /// The signature of the pivot bits that each value of lookup `l`'s byte gives (a
+    /// pattern's is the XOR of its bytes').
     bits: Vec<[Signature; 256]>,
     /// The pivots of each direction, as masks to gather by.
     main: u64,
@@ -232,9 +268,9 @@ pub(super) struct Signatures {
     /// The signature that each value of the gathered bits gives: `1 << count` of them (a
     /// fixed table for fifteen pivots took 64 KiB to clear for each load of a unit).
     gathered: Vec<Signature>,
-    /// For each signature bit, the gathered bit of its pivot.
+    /// For each pivot bit, the gathered bit of its pivot.
     gathered_bit: [u8; PIVOTS],
-    /// One past the largest signature.
+    /// One past the largest signature: a power of two.
     groups: usize,
 }
 
@@ -243,8 +279,8 @@ impl Signatures {
         Signatures::from_diagonals(pivots.diagonals())
     }
 
-    /// The lookups for diagonals `d` (indexed like [`Pivots::diagonals`]) giving bits `bit`
-    /// (at most [`PIVOTS`]). Its tables are as long as the pivots need: a unit makes two.
+    /// The lookups for diagonals `d` (indexed like [`Pivots::diagonals`]) giving pivot bits
+    /// `bit` (at most [`PIVOTS`]). Its tables are as long as the pivots need: a unit makes two.
     pub(super) fn from_diagonals(
         diagonals: impl Iterator<Item = (usize, Signature)>,
     ) -> Signatures {
@@ -260,7 +296,7 @@ impl Signatures {
         };
         let mut pivots = [(0usize, 0); PIVOTS];
         let mut count = 0;
-        // for each lookup, the signature bit of each bit of its byte
+        // for each lookup, the pivot bit of each bit of its byte
         let mut byte_bits: Vec<[Signature; 8]> = Vec::new();
         for (d, bit) in diagonals {
             pivots[count] = (d, bit);
@@ -281,8 +317,9 @@ impl Signatures {
                 table.anti |= 1 << (d - 64);
             }
         }
-        // each byte's signature bits: those of the byte without its lowest bit, and that
+        // each byte's pivot bits: those of the byte without its lowest bit, and that
         // bit's (a pass over the byte's values for each pivot was 0.8 % of `count 18`)
+        // (then their signatures: the bytes hold disjoint bits, whose signatures XOR)
         table.bits = byte_bits
             .iter()
             .map(|of_bit| {
@@ -291,11 +328,13 @@ impl Signatures {
                     bits[value] =
                         bits[value & (value - 1)] | of_bit[value.trailing_zeros() as usize];
                 }
-                bits
+                bits.map(|b| signature_of_bits(b.into()) as Signature)
             })
             .collect();
         table.main_count = table.main.count_ones();
-        table.groups = usize::from(pivots[..count].iter().fold(0, |all, &(_, bit)| all | bit)) + 1;
+        // (a power of two: signatures of bits below it lie below it)
+        let bits = usize::from(pivots[..count].iter().fold(0, |all, &(_, bit)| all | bit));
+        table.groups = (bits + 1).next_power_of_two();
         // a pivot's gathered bit: its rank among its direction's pivots, past the main ones
         let gathered_bit = |d: usize| {
             let below = |mask: u64, d: usize| (mask & ((1 << d) - 1)).count_ones();
@@ -311,11 +350,15 @@ impl Signatures {
             bit_of[gathered as usize] = bit;
             table.gathered_bit[bit.trailing_zeros() as usize] = gathered as u8;
         }
-        // each value's signature: that of the value without its lowest bit, and that bit's
+        // each value's pivot bits: those of the value without its lowest bit, and that
+        // bit's; then their signature
         table.gathered = vec![0; 1 << count];
         for value in 1..1usize << count {
             let rest = table.gathered[value & (value - 1)];
             table.gathered[value] = rest | bit_of[value.trailing_zeros() as usize];
+        }
+        for s in &mut table.gathered {
+            *s = signature_of_bits((*s).into()) as Signature;
         }
         table
     }
@@ -340,7 +383,7 @@ impl Signatures {
         let mut s = 0;
         for (&at, bits) in self.at.iter().zip(&self.bits) {
             let word = if at < 64 { p.main } else { p.anti };
-            s |= bits[(word >> (at % 64)) as usize & 0xFF];
+            s ^= bits[(word >> (at % 64)) as usize & 0xFF];
         }
         s
     }
@@ -353,7 +396,7 @@ impl Signatures {
         }
     }
 
-    /// How many signatures there can be: one past the largest.
+    /// How many signatures there can be: one past the largest, a power of two.
     pub(super) fn groups(&self) -> usize {
         self.groups
     }
@@ -408,7 +451,8 @@ impl Signatures {
     /// `s`: its pivots, as `pext` packs them.
     pub(super) fn gathered_of(&self, s: Signature) -> u64 {
         let mut gathered = 0;
-        for_each_bit(u64::from(s), |bit| gathered |= 1 << self.gathered_bit[bit]);
+        let bits = pivot_bits(s.into()) as u64;
+        for_each_bit(bits, |bit| gathered |= 1 << self.gathered_bit[bit]);
         gathered
     }
 
@@ -549,7 +593,8 @@ mod tests {
     fn compatible_lists_the_disjoint_signatures_in_order() {
         for groups in [1, 2, 8, 1 << 7, 1 << PIVOTS] {
             for s in [0, 1, 5, groups / 2, groups - 1, 0x2A5 & (groups - 1)] {
-                let want: Vec<usize> = (0..groups).filter(|t| t & s == 0).collect();
+                let disjoint = |t: &usize| pivot_bits(*t) & pivot_bits(s) == 0;
+                let want: Vec<usize> = (0..groups).filter(disjoint).collect();
                 assert_eq!(
                     compatible(s, groups).collect::<Vec<_>>(),
                     want,
@@ -610,7 +655,8 @@ mod tests {
             }
             let signatures = Signatures::new(&pivots);
             for &p in &patterns {
-                let want = pivots.signature(p);
+                let want = signature_of_bits(pivots.signature(p));
+                assert_eq!(pivot_bits(want), pivots.signature(p), "{count}: Gray code");
                 assert_eq!(usize::from(signatures.signature(p)), want, "{count}");
                 let gathered = signatures.signature_by(p, gather);
                 assert_eq!(usize::from(gathered), want, "{count}, gathered");

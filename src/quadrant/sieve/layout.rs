@@ -4,7 +4,9 @@
 
 use super::batching::{BatchBuffers, Batching};
 use crate::quadrant::pattern::{for_each_bit, Pattern, Shift};
-use crate::quadrant::pivots::{compatible, Pivots, Signature, Signatures};
+use crate::quadrant::pivots::{
+    compatible, pivot_bits, signature_of_bits, Pivots, Signature, Signatures,
+};
 use std::cell::RefCell;
 use std::collections::TryReserveError;
 
@@ -491,12 +493,16 @@ impl Sieve {
         let within = &mut self.within;
         within.clear();
         within.try_reserve(groups)?;
-        within.extend(start.windows(2).map(|group| match *group {
-            [from, to] if from < to => {
-                let (first, last) = (from / BLOCK, (to - 1) / BLOCK);
-                (u64::MAX >> (63 - last)) & (u64::MAX << first)
+        // (by pivot bits: a set of them holds its subsets)
+        within.extend((0..groups).map(|bits| {
+            let group = signature_of_bits(bits);
+            match (start[group], start[group + 1]) {
+                (from, to) if from < to => {
+                    let (first, last) = (from / BLOCK, (to - 1) / BLOCK);
+                    (u64::MAX >> (63 - last)) & (u64::MAX << first)
+                }
+                _ => 0,
             }
-            _ => 0,
         }));
         for pivot in 0..self.pivots.count {
             for set in 0..groups {
@@ -506,7 +512,7 @@ impl Sieve {
             }
         }
         for s in 0..groups {
-            let blocks = self.within[!s & (groups - 1)];
+            let blocks = self.within[!pivot_bits(s) & (groups - 1)];
             self.reach.try_reserve(blocks.count_ones() as usize)?;
             let mut covered = 0;
             for_each_bit(blocks, |b| covered += self.reach_block(b));
