@@ -1,5 +1,7 @@
 use super::*;
+use crate::quadrant::pivots::pivot_bits;
 use batching::{Batching, RunOrder, RunReads, RUN};
+use layout::TABLE_ENTRIES;
 use portable::{order_by_reads, transpose64};
 use std::cell::Cell;
 #[cfg(target_arch = "x86_64")]
@@ -394,9 +396,11 @@ impl PairDevice for Model {
 
 /// Up to 64 blocks the reach is worked out by ORing each group's blocks into its supersets;
 /// it lists the same blocks, in the same order, as walking each signature's compatible
-/// groups (what more blocks take), with groups empty, within a block, and across several.
+/// groups (what more blocks take), with groups empty, within a block, and across several:
+/// for each signature, in increasing order, every block holding a pattern of a group whose
+/// pivot bits share none with its own, and no other.
 #[test]
-fn reach_by_subsets_is_reach_by_walks() {
+fn reach_is_the_compatible_groups_blocks_by_subsets_and_walks() {
     let mut random = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
     for count in 0..=9 {
         for len in [1, 255, 256, 257, 3000, 64 * BLOCK] {
@@ -419,6 +423,17 @@ fn reach_by_subsets_is_reach_by_walks() {
             assert_eq!(sieve.reach, by_walks.reach, "{count} pivots, {len}");
             assert_eq!(sieve.reach_at, by_walks.reach_at, "{count} pivots, {len}");
             assert_eq!(sieve.covered, by_walks.covered, "{count} pivots, {len}");
+            for s in 0..groups {
+                let mut want: Vec<u32> = (0..groups)
+                    .filter(|&t| pivot_bits(t) & pivot_bits(s) == 0)
+                    .flat_map(|t| start[t]..start[t + 1])
+                    .map(|pattern| (pattern / BLOCK * 3 * TABLE_ENTRIES) as u32)
+                    .collect();
+                want.sort_unstable();
+                want.dedup();
+                let reach = &sieve.reach[sieve.reach_at[s]..sieve.reach_at[s + 1]];
+                assert_eq!(reach, want, "{count} pivots, {len}, signature {s}");
+            }
         }
     }
 }
