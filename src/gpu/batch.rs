@@ -44,6 +44,11 @@ pub fn spot_every(patterns: usize) -> usize {
         .max(MIN_SPOT_EVERY)
 }
 
+/// Slots of a batch between two of `join.wgsl`'s hints ([`PairBatch::hints`]): within
+/// them a candidate's sieve and cell lie a step or two on from the hint's, where its two
+/// binary searches were about a quarter of the join pass on lavapipe.
+pub const HINT_EVERY: usize = 64;
+
 /// Words of a signature's record in [`PairBatch::reach_at`].
 pub const REACH_AT_WORDS: usize = 5;
 
@@ -121,6 +126,10 @@ pub struct PairBatch {
     /// Where the GPU joins the other side: each sieve's cells ([`CELL_WORDS`] each), their
     /// candidates numbered in the batch, and how many candidates those sieves have.
     pub cells: Vec<u32>,
+    /// Where the GPU signs: for every [`HINT_EVERY`]th slot of the batch, the sieve it lies
+    /// in and, where that sieve is joined, the cell (its record's place in `cells`), where
+    /// `join.wgsl`'s searches start. Sent after `cells`.
+    pub hints: Vec<u32>,
     pub joined_slots: usize,
     /// Patterns of the other side, those the GPU joins as reckoned from their samples:
     /// what the batch is sized by.
@@ -285,6 +294,13 @@ impl PairBatch {
             self.signing.extend(signing.record(at, (cells_at, sent_at)));
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
+            let hinted =
+                (first.next_multiple_of(HINT_EVERY)..first + work.len()).step_by(HINT_EVERY);
+            debug_assert_eq!(self.hints.len(), 2 * first.div_ceil(HINT_EVERY));
+            self.hints.extend(hinted.flat_map(|slot| {
+                let cell = cells.map_or(0, |c| cells_at + c.cell_at(slot - first) as u32);
+                [sieve as u32, cell]
+            }));
             if let Some(cells) = cells {
                 let at = self.cells.len() as u32;
                 self.cells.extend(cells.cell_words(first as u32, at));
@@ -389,7 +405,7 @@ impl PairBatch {
             signing,
             gathered,
             covered,
-            cells,
+            cells + self.hints.len(),
         ])
     }
 
@@ -405,7 +421,10 @@ impl PairBatch {
             self.signing.len() + signing.map_or(0, |_| SIGN_WORDS),
             self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),
             self.covered.len() + signing.map_or(0, |s| s.covered.len()),
-            self.cells.len() + cells.map_or(0, |c| c.cell_words_len()),
+            self.cells.len()
+                + cells.map_or(0, |c| c.cell_words_len())
+                + self.hints.len()
+                + signing.map_or(0, |_| 2 * (work.len() / HINT_EVERY + 1)),
         ]);
         words.len()
     }
@@ -448,6 +467,7 @@ impl PairBatch {
         self.gathered.clear();
         self.covered.clear();
         self.cells.clear();
+        self.hints.clear();
         self.joined_slots = 0;
         self.reckoned = 0;
         self.slots = 0;

@@ -18,6 +18,7 @@
 @group(0) @binding(7) var<storage, read> south: array<u32>;
 
 const CELL_WORDS: u32 = {CELL_WORDS}u;
+const HINT_EVERY: u32 = {HINT_EVERY}u;
 
 // The cell of candidate `i` among the `count` cells from `first` on: the last whose first
 // candidate is at most `i`.
@@ -41,12 +42,29 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
-        let r = SIGN_WORDS * sieve_of(i);
+        // from the hint of the slot HINT_EVERY (or fewer) before: the sieve there, or one
+        // starting after it
+        let hint = params.hints_at + 2u * (i / HINT_EVERY);
+        var sieve = cells[hint];
+        if sieve + 1u < params.sieves && signing[SIGN_WORDS * (sieve + 1u)] <= i {
+            sieve = sieve_within(i, sieve + 1u, params.sieves);
+        }
+        let r = SIGN_WORDS * sieve;
         if signing[r + 15u] == 0u {
             // a sieve whose patterns were sent (sign.wgsl)
             continue;
         }
-        let c = CELL_WORDS * cell_of(i, signing[r + 14u], signing[r + 15u]);
+        // the cell: the hint's (or where a sieve starts past it, its first), else one of
+        // the next few, as a cell holds a candidate at least
+        let here = sieve == cells[hint];
+        let start = select(signing[r + 14u], cells[hint + 1u], here);
+        let base = select(signing[r], i - i % HINT_EVERY, here);
+        let end = min(signing[r + 14u] + signing[r + 15u], start + 1u + i - base);
+        var cell = start;
+        if cell + 1u < end && cells[CELL_WORDS * (cell + 1u)] <= i {
+            cell = cell_of(i, cell + 1u, end - cell - 1u);
+        }
+        let c = CELL_WORDS * cell;
         let local = i - cells[c];
         let lower_len = cells[c + 3u];
         let up = 2u * cells[cells[c + 1u] + local / lower_len];

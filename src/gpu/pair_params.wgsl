@@ -19,6 +19,8 @@ struct Params {
     sieves: u32,
     // patterns between two of the pair kernel's spot checks past each sieve's first
     spot_every: u32,
+    // where the join's hints start among the cells' words (join.wgsl)
+    hints_at: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -26,7 +26,7 @@
 //! uploads as it is added (each with room for the last batch's and a quarter), the other
 //! word lists when the batch is sent.
 
-use crate::gpu::batch::{PairBatch, Sums, WordParts, REACH_AT_WORDS, SUM_WORDS};
+use crate::gpu::batch::{PairBatch, Sums, WordParts, HINT_EVERY, REACH_AT_WORDS, SUM_WORDS};
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
 use crate::gpu::upload::{entry, le_bytes};
@@ -75,6 +75,7 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{LANE_RUN}", &LANE_RUN.to_string())
         .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
         .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
+        .replace("{HINT_EVERY}", &HINT_EVERY.to_string())
         .replace("{CELL_WORDS}", &CELL_WORDS.to_string())
         .replace("{TALLY_BUCKETS}", &tally_buckets(workgroup).to_string())
 }
@@ -520,7 +521,7 @@ impl<T> Sent<T> {
 const MAPS: usize = 3;
 
 /// Words of the kernels' parameters (`pair_params.wgsl`).
-const PARAMS: usize = 7;
+const PARAMS: usize = 8;
 
 /// A thread's batches on one GPU, counted in the order sent, each with the caller's `T`:
 /// one being built (its slot `filling`), the others on the GPU.
@@ -646,6 +647,7 @@ impl<'a, T> PairQueue<'a, T> {
             ordered_here,
             sieves as u32,
             batch.spot_every() as u32,
+            batch.cells.len() as u32,
         ];
         gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
         let mut encoder = gpu
@@ -817,6 +819,8 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
             let start = (at.start - lists.start) as usize;
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));
         }
+        let hints = (parts.cells.start - lists.start) as usize + 4 * batch.cells.len();
+        (view.slice(hints..hints + 4 * batch.hints.len())).copy_from_slice(&le_bytes(&batch.hints));
     }
     slot.words.host.unmap();
     Ok(())

@@ -61,8 +61,13 @@ fn word_at(at: u32) -> u64 {
 
 // The sieve whose patterns hold pattern `i`: the last whose first is at most `i`.
 fn sieve_of(i: u32) -> u32 {
-    var low = 0u;
-    var high = params.sieves;
+    return sieve_within(i, 0u, params.sieves);
+}
+
+// The last sieve from `low` on and before `high` whose first is at most `i`.
+fn sieve_within(i: u32, first: u32, end: u32) -> u32 {
+    var low = first;
+    var high = end;
     while high - low > 1u {
         let middle = (low + high) / 2u;
         if signing[SIGN_WORDS * middle] <= i {

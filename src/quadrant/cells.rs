@@ -268,9 +268,14 @@ impl<'a> Joinable<'a> {
         (&self.upper[range(c.upper)], &self.lower[range(c.lower)])
     }
 
+    /// The cell candidate `k` lies in: its record's place among [`Joinable::cell_words`]'.
+    pub fn cell_at(&self, k: usize) -> usize {
+        self.cells.partition_point(|c| c.first <= k) - 1
+    }
+
     /// Candidate `k` joined, or `None` where its placements share a diagonal.
     pub fn pattern(&self, k: usize) -> Option<Pattern> {
-        let c = &self.cells[self.cells.partition_point(|c| c.first <= k) - 1];
+        let c = &self.cells[self.cell_at(k)];
         let (above, below) = self.cell(c);
         let local = k - c.first;
         let region = self.quarters.north.region();
