@@ -64,7 +64,7 @@ fn sieve_of(i: u32) -> u32 {
     return sieve_within(i, 0u, params.sieves);
 }
 
-// The last sieve from `low` on and before `high` whose first is at most `i`.
+// The last sieve from `first` on and before `end` whose first pattern is at most `i`.
 fn sieve_within(i: u32, first: u32, end: u32) -> u32 {
     var low = first;
     var high = end;

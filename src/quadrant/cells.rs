@@ -268,7 +268,7 @@ impl<'a> Joinable<'a> {
         (&self.upper[range(c.upper)], &self.lower[range(c.lower)])
     }
 
-    /// The cell candidate `k` lies in: its record's place among [`Joinable::cell_words`]'.
+    /// The cell candidate `k` lies in: its record's place among [`Joinable::cell_words`].
     pub fn cell_at(&self, k: usize) -> usize {
         self.cells.partition_point(|c| c.first <= k) - 1
     }
