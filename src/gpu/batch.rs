@@ -44,6 +44,12 @@ pub fn spot_every(patterns: usize) -> usize {
         .max(MIN_SPOT_EVERY)
 }
 
+/// The slots of `slots` that are multiples of `every`: where a batch's hints and spot
+/// checks fall, wherever a work's slots start.
+fn multiples_of(every: usize, slots: Range<usize>) -> impl Iterator<Item = usize> {
+    (slots.start.next_multiple_of(every)..slots.end).step_by(every)
+}
+
 /// Slots of a batch between two of `join.wgsl`'s hints ([`PairBatch::hints`]): within
 /// them a candidate's sieve and cell lie a step or two on from the hint's, where its two
 /// binary searches were about a quarter of the join pass on lavapipe.
@@ -294,8 +300,7 @@ impl PairBatch {
             self.signing.extend(signing.record(at, (cells_at, sent_at)));
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
-            let hinted =
-                (first.next_multiple_of(HINT_EVERY)..first + work.len()).step_by(HINT_EVERY);
+            let hinted = multiples_of(HINT_EVERY, first..first + work.len());
             debug_assert_eq!(self.hints.len(), 2 * first.div_ceil(HINT_EVERY));
             self.hints.extend(hinted.flat_map(|slot| {
                 let cell = cells.map_or(0, |c| cells_at + c.cell_at(slot - first) as u32);
@@ -316,7 +321,7 @@ impl PairBatch {
         self.slots += work.len();
         self.reckoned += cells.map_or(work.len(), |c| c.reckoned());
         let every = self.spot_every();
-        let spaced = (first.next_multiple_of(every)..first + work.len()).step_by(every);
+        let spaced = multiples_of(every, first..first + work.len());
         let spots = std::iter::once((Spot::First(sieve), work.first_spot())).chain(
             spaced
                 .filter(|&at| at > first)

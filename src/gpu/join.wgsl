@@ -45,7 +45,8 @@ fn main(
         // from the hint of the slot HINT_EVERY (or fewer) before: the sieve there, or one
         // starting after it
         let hint = params.hints_at + 2u * (i / HINT_EVERY);
-        var sieve = cells[hint];
+        let hinted = cells[hint];
+        var sieve = hinted;
         if sieve + 1u < params.sieves && signing[SIGN_WORDS * (sieve + 1u)] <= i {
             sieve = sieve_within(i, sieve + 1u, params.sieves);
         }
@@ -56,7 +57,7 @@ fn main(
         }
         // the cell: the hint's (or where a sieve starts past it, its first), else one of
         // the next few, as a cell holds a candidate at least
-        let here = sieve == cells[hint];
+        let here = sieve == hinted;
         let start = select(signing[r + 14u], cells[hint + 1u], here);
         let base = select(signing[r], i - i % HINT_EVERY, here);
         let end = min(signing[r + 14u] + signing[r + 15u], start + 1u + i - base);
