@@ -16,6 +16,7 @@
 //! (middle row, then `E` as a number), so shards, checkpoints and `--verify` work as with
 //! the other engines, and the plan of any N takes no memory.
 
+mod by_rows;
 mod cache;
 mod cells;
 mod half;
@@ -30,10 +31,8 @@ mod work;
 
 pub(crate) use pair_kernel::PairKernel;
 
-use crate::board::RowMasks;
 use crate::error::Error;
 use crate::found::Found;
-use crate::kernel::{Chosen, Start, Tally};
 use crate::memory::{Budget, Bytes};
 use crate::parallel::{lock, Workers};
 use crate::stages::{time, Stage};
@@ -394,80 +393,29 @@ impl Layout {
 }
 
 impl Layout {
-    /// The columns each row may take in `unit`: the east columns on its rows `E`, the
-    /// middle column on its middle row, the west columns on the others.
-    fn unit_rows(&self, unit: Unit) -> RowMasks {
-        let n = self.n;
-        let half = n / 2;
-        let west = (1u64 << half) - 1;
-        let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
-        let mut masks = RowMasks::unconstrained(n);
-        for (row, allowed) in masks.allowed[..n].iter_mut().enumerate() {
-            *allowed = if usize::from(unit.middle_row) == row {
-                1 << half
-            } else if unit.east_rows >> row & 1 != 0 {
-                east
-            } else {
-                west
-            };
-        }
-        masks
-    }
-
     /// Counts unit `id` by a row-by-row search restricted to it on the row kernel `kernel`,
     /// without the tables, joins or sieve: a check of [`Layout::count_unit`] that cannot
-    /// confirm a fault of theirs. `None` when `stop` was set first.
+    /// confirm a fault of theirs, in one search. `None` when `stop` was set first.
+    #[cfg(test)]
     pub(crate) fn count_unit_by_rows(
         &self,
         id: usize,
-        kernel: Chosen,
+        kernel: crate::kernel::Chosen,
         stop: &AtomicBool,
     ) -> Option<Found> {
-        let unit = self.unit(id);
-        if unit.weight == 0 {
-            return Some(Found::default());
-        }
-        let masks = self.unit_rows(unit);
-        let start = Start {
-            n: self.n,
-            masks: &masks,
-            row: 0,
-            attacks: Default::default(),
-        };
-        let mut board = [0; crate::board::MAX_N];
-        let (tally, nodes) = crate::kernel::visit(kernel, start, &mut board, Tally::default, stop)?;
-        let found = u128::from(tally.0) * u128::from(unit.weight);
-        Some(Found {
-            total: found,
-            unique: 0,
-            nodes: nodes.into(),
-            max_subtask_nodes: nodes.into(),
-        })
+        by_rows::search(self.n, self.unit(id), kernel, stop)
     }
 
-    /// [`Layout::count_unit_by_rows`] for each of `ids` on `workers`, in the order of `ids`.
+    /// [`Layout::count_unit_by_rows`] for each of `ids` on `workers`, in the order of
+    /// `ids`, each unit's search split over the workers ([`by_rows`]).
     pub(crate) fn recount_by_rows(
         &self,
         ids: &[usize],
-        kernel: Chosen,
+        kernel: crate::kernel::Chosen,
         workers: &Workers,
     ) -> Result<Vec<Found>, Error> {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let never = AtomicBool::new(false);
-        let found = workers.at_most(ids.len()).run(|_| {
-            let mut found = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&id) = ids.get(i) else {
-                    return found;
-                };
-                let counted = self.count_unit_by_rows(id, kernel, &never);
-                found.push((i, counted.expect("never stopped")));
-            }
-        })?;
-        let mut found: Vec<(usize, Found)> = found.into_iter().flatten().collect();
-        found.sort_unstable_by_key(|&(i, _)| i);
-        Ok(found.into_iter().map(|(_, f)| f).collect())
+        let units: Vec<Unit> = ids.iter().map(|&id| self.unit(id)).collect();
+        by_rows::recount(self.n, &units, kernel, workers)
     }
 }
 
@@ -541,7 +489,7 @@ pub(crate) fn check_n(n: usize) -> Result<(), Error> {
 mod tests {
     use super::work::{LEAST_SLICED, OTHER_BYTES, SLICED_BYTES};
     use super::*;
-    use crate::kernel::KernelChoice;
+    use crate::kernel::{Chosen, KernelChoice};
 
     fn total(n: usize, memory_limit: u64) -> u128 {
         total_with(Layout::new(n), memory_limit)
