@@ -807,20 +807,21 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
         let lists = parts.reach.start..parts.len();
         let range = slot.words.host.slice(lists.clone());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
-        for (at, list) in [
-            (&parts.reach, &batch.reach),
-            (&parts.reach_at, &batch.reach_at),
-            (&parts.blocks, &batch.blocks),
-            (&parts.signing, &batch.signing),
-            (&parts.gathered, &batch.gathered),
-            (&parts.covered, &batch.covered),
-            (&parts.cells, &batch.cells),
+        let at = |part: &std::ops::Range<u64>| (part.start - lists.start) as usize;
+        // the hints right after the cells, in the cells' part
+        let hints = at(&parts.cells) + 4 * batch.cells.len();
+        for (start, list) in [
+            (at(&parts.reach), &batch.reach),
+            (at(&parts.reach_at), &batch.reach_at),
+            (at(&parts.blocks), &batch.blocks),
+            (at(&parts.signing), &batch.signing),
+            (at(&parts.gathered), &batch.gathered),
+            (at(&parts.covered), &batch.covered),
+            (at(&parts.cells), &batch.cells),
+            (hints, &batch.hints),
         ] {
-            let start = (at.start - lists.start) as usize;
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));
         }
-        let hints = (parts.cells.start - lists.start) as usize + 4 * batch.cells.len();
-        (view.slice(hints..hints + 4 * batch.hints.len())).copy_from_slice(&le_bytes(&batch.hints));
     }
     slot.words.host.unmap();
     Ok(())
