@@ -2,7 +2,7 @@
 //! build each unit's halves and sieves; the pair count of each loaded sieve goes to the
 //! thread's GPU (over a bus with its tables made there from the dense words it is sent). A
 //! thread gathers its sieves in a batch ([`PairBatch`]) and sends it once it holds
-//! [`BATCH_LANES`] patterns a lane of the GPU or its next sieve does not fit its room (at
+//! [`BATCH_LANES`] patterns a lane of a pair dispatch or its next sieve does not fit its room (at
 //! most [`BATCH_BYTES`] sent and as many of tables), and when it has no unit left; it builds
 //! the next batch while the GPU counts (its [`PairQueue`] holds two), and a unit is handed in
 //! once the batches holding its sieves are counted. With `share`, a thread whose two batches
@@ -28,7 +28,7 @@ use crate::found::Found;
 #[cfg(test)]
 use crate::gpu::batch::Sums;
 use crate::gpu::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
-use crate::gpu::{Gpu, PairQueue};
+use crate::gpu::{Gpu, PairQueue, PAIR_LANES};
 use crate::parallel::{lock, Workers};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
 use crate::stages::{self, time, Stage, Tally};
@@ -38,8 +38,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Patterns a batch holds per lane of its GPU before it is dispatched (lanes: the
-/// invocations a dispatch runs, 4,096 on lavapipe, 262,144 on an H100).
+/// Patterns a batch holds per lane of a pair count's dispatch before it is sent (lanes:
+/// the invocations the dispatch runs at most, [`PAIR_LANES`], 262,144 on every adapter).
 const BATCH_LANES: usize = 4;
 
 /// Bytes of lookup tables, and of what is sent (the tables, or the dense words), a batch holds
@@ -254,7 +254,7 @@ impl PairDevice for Feed<'_> {
             });
             written.map_err(|e| self.gpu.pair_failure(e))?;
             time(Stage::Batch, || batch.push(work, ticket));
-            batch.reckoned >= BATCH_LANES * self.gpu.lanes()
+            batch.reckoned >= BATCH_LANES * PAIR_LANES
         };
         if full {
             self.flush()?;
@@ -269,7 +269,7 @@ impl<'a> Feed<'a> {
         Feed {
             shared,
             gpu,
-            batch: RefCell::new(PairBatch::new(spot_every(BATCH_LANES * gpu.lanes()))),
+            batch: RefCell::new(PairBatch::new(spot_every(BATCH_LANES * PAIR_LANES))),
             queue: RefCell::new(gpu.pair_queue()),
             next_ticket: Cell::new(0),
             counted: RefCell::default(),
@@ -762,8 +762,8 @@ mod tests {
         let plan = Plan::new(15, EngineChoice::Quadrant, None, None).unwrap();
         let ids: Vec<usize> = (0..plan.len()).collect();
         let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
-        // how many batches the run makes on this device (about 60 on lavapipe, a few on a
-        // GPU of many lanes)
+        // how many batches the run makes on this device (a few: a batch holds a million
+        // patterns, and each thread sends its last when it has no unit left)
         let (_, clean) = count_ids(&on_gpus(&gpus, &plan, Trial::default()), &plan, &ids);
         let batches = clean.gpu_dispatches;
         assert!(batches > 0);

@@ -36,7 +36,7 @@ const SPOTS_A_BATCH: usize = if cfg!(test) { 2 } else { 16 };
 /// The stride of the spot checks of a batch sized for `patterns` patterns: a power of two,
 /// at least [`MIN_SPOT_EVERY`].
 ///
-/// Sixteen checks a batch of a million patterns, every 4096th of lavapipe's 16,384:
+/// Sixteen checks a batch of a million patterns, and every 4096th of a smaller batch's:
 /// `spot_every(1 << 20) == 1 << 16`, `spot_every(16_384) == 4096`.
 pub fn spot_every(patterns: usize) -> usize {
     (patterns / SPOTS_A_BATCH)

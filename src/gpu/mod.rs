@@ -31,6 +31,16 @@ const FRAME_WORDS: usize = 34;
 /// Invocations per workgroup (`WG` in the shader): a multiple of every subgroup width
 /// (NVIDIA 32, AMD 32 or 64, lavapipe 8).
 pub(crate) const WORKGROUP: usize = 64;
+/// The most workgroups of a dispatch on a GPU, and of a pair count's on every adapter.
+const MOST_WORKGROUPS: usize = 4096;
+/// The invocations a pair count's dispatch runs at most ([`pairs`]), on every adapter, a
+/// CPU-emulated one too: llvmpipe's compute pool hands each of its threads an equal run of
+/// a dispatch's workgroups up front, so there a batch must hold many sieves (else one half
+/// costs more than the other, and a thread idles while the other finishes) and a workgroup
+/// one tile of it (so that a thread's tiles lie together and share their sieves' tables in
+/// its caches). The row searches' 64 workgroups a dispatch and batches of 16,384 patterns
+/// took 1.15 times as long at N = 18 (`docs/design.md`, "Batches").
+pub(crate) const PAIR_LANES: usize = MOST_WORKGROUPS * WORKGROUP;
 /// The node count at which the kernel gives an item up to the CPU: past it a 32-bit count
 /// could wrap before the kernel looks again (`params.limit` in the shader).
 pub(crate) const DROPPED: u32 = 0x8000_0000;
@@ -407,7 +417,7 @@ impl Gpu {
                 .pairs
                 .as_ref()
                 .expect("a GPU trusted with pairs has the kernel"),
-            most_workgroups: self.most_workgroups(),
+            most_workgroups: MOST_WORKGROUPS,
             workgroup: WORKGROUP,
             limit: self.buffer_limit,
             shares_memory: self.shares_memory,
@@ -482,7 +492,7 @@ impl Gpu {
         if self.is_software() {
             64
         } else {
-            4096
+            MOST_WORKGROUPS
         }
     }
 
