@@ -496,8 +496,8 @@ impl Gpu {
         }
     }
 
-    /// The invocations a dispatch runs at most: the lanes a dispatch of fewer items leaves
-    /// idle.
+    /// The invocations a row search's dispatch runs at most: the lanes a dispatch of fewer
+    /// items leaves idle (a pair count's: [`PAIR_LANES`]).
     pub fn lanes(&self) -> usize {
         self.most_workgroups() * WORKGROUP
     }
