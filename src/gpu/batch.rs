@@ -73,13 +73,22 @@ pub enum Spot {
 }
 
 /// One sieve of a batch: the pairs its patterns' reaches visit, the ticket it was given,
-/// and whether the GPU joins its other side.
+/// whether the GPU joins its other side, and what its pair count costs where the host
+/// knows ([`PairBatch::workgroup_starts`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Sieved {
     pub visited: Visited,
     pub ticket: u64,
     pub joins: bool,
+    /// Its first pattern (or candidate) in the batch, and its cost.
+    first: usize,
+    cost: Option<u64>,
 }
+
+/// What a pattern of the other side costs the pair kernel besides its block visits, in
+/// block visits: its lookups worked out, its words read and its clashes added up, about a
+/// block's lookups read (`pairs.wgsl`).
+const PATTERN_COST: u64 = 1;
 
 /// Who adds up the pairs a sieve's reaches visit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,11 +354,64 @@ impl PairBatch {
                 None => Visited::Gpu(None),
             }
         });
+        let patterns = work.len() as u64;
+        let cost = (work.block_visits()).map(|visits| visits + PATTERN_COST * patterns);
         self.sieves.push(Sieved {
             visited,
             ticket,
             joins: cells.is_some(),
+            first,
+            cost,
         });
+    }
+
+    /// Where each of `workgroups` workgroups of the pair kernel starts among the batch's
+    /// patterns, and where the last ends: stretches of about equal cost where the host
+    /// knows each sieve's (its block visits and patterns; within a sieve the cost is
+    /// spread evenly over its patterns), else of equal patterns. A driver that hands each
+    /// of its threads a run of consecutive workgroups (lavapipe) then gives them equal
+    /// work: by patterns, one of its two threads idled a sixth of `count 18`, as sieves
+    /// cost unlike a pattern.
+    pub fn workgroup_starts(&self, workgroups: usize) -> Vec<u32> {
+        let known = self.sieves.iter().all(|sieve| sieve.cost.is_some());
+        let sieves = self.sieves.iter().zip(self.sieve_slots());
+        let costs: Vec<(u64, Range<usize>)> = sieves
+            .map(|(sieve, slots)| {
+                let by_patterns = slots.len() as u64;
+                (sieve.cost.filter(|_| known).unwrap_or(by_patterns), slots)
+            })
+            .collect();
+        let total: u64 = costs.iter().map(|(cost, _)| cost).sum();
+        let mut starts = Vec::with_capacity(workgroups + 1);
+        // (the first from 0: sieves of no cost before the first that has one are its)
+        starts.push(0);
+        let (mut sieve, mut before) = (0, 0u64);
+        for w in 1..workgroups {
+            // (in 128 bits: a batch's cost times 4,096 workgroups may pass 64)
+            let target = (u128::from(total) * w as u128 / workgroups as u128) as u64;
+            while sieve < costs.len() && before + costs[sieve].0 <= target {
+                before += costs[sieve].0;
+                sieve += 1;
+            }
+            let start = match costs.get(sieve) {
+                Some((cost, slots)) => {
+                    let into = u128::from(target - before) * slots.len() as u128;
+                    slots.start + (into / u128::from(*cost)) as usize
+                }
+                None => self.len(),
+            };
+            starts.push(start as u32);
+        }
+        starts.push(self.len() as u32);
+        starts
+    }
+
+    /// Each sieve's patterns (or candidates) among the batch's, in order.
+    fn sieve_slots(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        let ends = (self.sieves.iter().skip(1).map(|sieve| sieve.first)).chain([self.len()]);
+        (self.sieves.iter())
+            .zip(ends)
+            .map(|(sieve, end)| sieve.first..end)
     }
 
     /// Patterns in the batch (or candidates, where the GPU joins them).
@@ -504,6 +566,44 @@ mod tests {
         assert_eq!(parts.signing, 1024..1088);
         assert_eq!(parts.covered, 1536..1600);
         assert_eq!(parts.cells, 1792..1808);
+    }
+
+    /// A batch of sieves of these patterns and costs (`None`: unknown to the host).
+    fn sieves_of(sieves: &[(usize, Option<u64>)]) -> PairBatch {
+        let mut batch = PairBatch::default();
+        for &(patterns, cost) in sieves {
+            batch.sieves.push(Sieved {
+                visited: Visited::Gpu(None),
+                ticket: 0,
+                joins: false,
+                first: batch.slots,
+                cost,
+            });
+            batch.slots += patterns;
+        }
+        batch
+    }
+
+    #[test]
+    fn workgroups_start_where_the_cost_is_shared_out_evenly() {
+        // the first sieve costs as much as the other two: two workgroups split after it
+        let batch = sieves_of(&[(4, Some(16)), (4, Some(8)), (8, Some(8))]);
+        assert_eq!(batch.workgroup_starts(2), [0, 4, 16]);
+        // within a sieve the cost is spread over its patterns
+        assert_eq!(batch.workgroup_starts(4), [0, 2, 4, 8, 16]);
+        // a sieve whose cost the host does not know: every sieve by its patterns
+        let batch = sieves_of(&[(4, Some(16)), (4, None), (8, Some(8))]);
+        assert_eq!(batch.workgroup_starts(2), [0, 8, 16]);
+        // sieves of no patterns, first, between and last, and more workgroups than
+        // patterns: every pattern in one workgroup's stretch, in order
+        let batch = sieves_of(&[(0, Some(0)), (3, Some(5)), (0, Some(0)), (2, Some(9))]);
+        for workgroups in [1, 2, 3, 7, 64] {
+            let starts = batch.workgroup_starts(workgroups);
+            assert_eq!(starts.len(), workgroups + 1);
+            assert_eq!((starts[0], starts[workgroups]), (0, 5), "{workgroups}");
+            assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+        }
+        assert_eq!(PairBatch::default().workgroup_starts(3), [0, 0, 0, 0]);
     }
 
     #[test]

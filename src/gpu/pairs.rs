@@ -37,9 +37,10 @@ use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
 use wgpu::BufferUsages as Use;
 
-/// Patterns a lane of the pair kernel takes in a run, a workgroup's width apart (a
-/// workgroup takes that many times its width at a time): their clashes are added up in
-/// the lane's registers, and a run of one sieve costs one atomic add to its sum. Four, the
+/// Patterns a lane of the pair kernel takes in a run on average, a workgroup's width apart
+/// (a workgroup takes a stretch of the batch's patterns, of about equal cost: the dispatch
+/// has a workgroup for this many times its width): their clashes are added up in the
+/// lane's registers, and a run of one sieve costs one atomic add to its sum. Four, the
 /// patterns a lane a batch holds (`BATCH_LANES`): a run a lane a batch. A workgroup's runs
 /// added in workgroup memory between barriers first, one atomic add a workgroup, took 1.3
 /// times as long on lavapipe (`count 18`, sent words); on a GPU, where the lanes of a
@@ -72,7 +73,6 @@ fn shader(source: &str, workgroup: usize) -> String {
         .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
         .replace("{REACH_AT_WORDS}", &REACH_AT_WORDS.to_string())
         .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
-        .replace("{LANE_RUN}", &LANE_RUN.to_string())
         .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
         .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
         .replace("{HINT_EVERY}", &HINT_EVERY.to_string())
@@ -223,6 +223,8 @@ struct Slot {
     making: Option<Making>,
     words: Staged,
     params: wgpu::Buffer,
+    /// Where each workgroup of the pair kernel starts ([`PairBatch::workgroup_starts`]).
+    starts: wgpu::Buffer,
     sums: Staged,
     /// Where each pattern of the other side came, where the GPU groups them ([`Making`]);
     /// a word the pair kernel binds and does not read elsewhere.
@@ -308,6 +310,12 @@ impl Slot {
                 "pair params",
                 4 * PARAMS as u64,
                 Use::UNIFORM | Use::COPY_DST,
+            ),
+            starts: buffer(
+                device.device,
+                "workgroup starts",
+                4 * (device.most_workgroups as u64 + 1),
+                Use::STORAGE | Use::COPY_DST,
             ),
             sums: Staged::new(device, "sums", 0, Way::FromGpu),
             origin: buffer(device.device, "origin", 0, Use::STORAGE | Use::COPY_DST),
@@ -478,6 +486,7 @@ impl Slot {
                 patterns_bound,
                 entry(5, self.sums.bound()),
                 entry(6, &self.origin),
+                entry(7, &self.starts),
             ],
         );
         BindGroups {
@@ -650,6 +659,10 @@ impl<'a, T> PairQueue<'a, T> {
             batch.cells.len() as u32,
         ];
         gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
+        let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
+        let pair_workgroups = per_run.clamp(1, gpu.most_workgroups);
+        let starts = batch.workgroup_starts(pair_workgroups);
+        gpu.queue.write_buffer(&slot.starts, 0, &le_bytes(&starts));
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -686,7 +699,6 @@ impl<'a, T> PairQueue<'a, T> {
         // the order (an invocation a pattern), the grouping and the tables (a workgroup a
         // block) in passes before the pairs': a pass sees what the one before wrote
         let per_pattern = patterns.div_ceil(gpu.workgroup);
-        let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
         let signed = [
             ("sign", &kernels.sign, per_pattern),
             ("join", &kernels.join, per_pattern),
@@ -702,7 +714,7 @@ impl<'a, T> PairQueue<'a, T> {
             .filter_map(|(pass, bind)| Some((pass, bind.as_ref()?)))
             .chain(binds.making.iter().flat_map(|binds| made.iter().zip(binds)))
             .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
-            .chain([("pairs", &kernels.pairs, &binds.counting, per_run)]);
+            .chain([("pairs", &kernels.pairs, &binds.counting, pair_workgroups)]);
         for (label, pipeline, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),

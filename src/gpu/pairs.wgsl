@@ -3,15 +3,15 @@
 // reaches. A block's lookup tables (sent, or filled by tables.wgsl before) hold, for every
 // subset of five of its seen diagonals, the 256-bit set of its patterns on one of them; a
 // pattern's dense word picks one entry per lookup, and the popcount of their OR is its
-// clashes with the block. A workgroup takes WG * LANE_RUN consecutive patterns at a time
-// (the next ones `num_workgroups` such tiles on), a lane every WG-th of them, and each lane
-// adds its patterns' clashes up in its own registers while they are of one sieve (a
-// sieve's patterns lie together), then into the sieve's sum with one atomic add; the
-// clashes of the patterns the host spot-checks (each sieve's first, those at multiples of
-// `params.spot_every` in the batch, known by where they came: where order.wgsl put them in
-// signature order, it noted that place) are written out besides. A pattern's clashes are
-// at most the stored patterns, 2^23: no 32-bit count wraps; a run and a sieve's sum are
-// kept in 64 bits.
+// clashes with the block. A workgroup takes the consecutive patterns from its start to the
+// next workgroup's (stretches of about equal cost: src/gpu/batch.rs), a lane every WG-th of
+// them, and each lane adds its patterns' clashes up in its own registers while they are of
+// one sieve (a sieve's patterns lie together), then into the sieve's sum with one atomic
+// add; the clashes of the patterns the host spot-checks (each sieve's first, those at
+// multiples of `params.spot_every` in the batch, known by where they came: where
+// order.wgsl put them in signature order, it noted that place) are written out besides. A
+// pattern's clashes are at most the stored patterns, 2^23: no 32-bit count wraps; a run
+// and a sieve's sum are kept in 64 bits.
 
 // (`params`: pair_params.wgsl)
 // entry `e` of the block whose first entry is `b`: tables[b + e]
@@ -33,11 +33,12 @@
 // one past where each pattern came, where the GPU put them in signature order (order.wgsl;
 // 0: a place no pattern took)
 @group(0) @binding(6) var<storage, read> origin: array<u32>;
+// where each workgroup's patterns start, and past the last where they end
+@group(0) @binding(7) var<storage, read> starts: array<u32>;
 
 const WG: u32 = {WG}u;
 const REACH_AT_WORDS: u32 = {REACH_AT_WORDS}u;
 const SUM_WORDS: u32 = {SUM_WORDS}u;
-const LANE_RUN: u32 = {LANE_RUN}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
 const NARROW_WORDS: u32 = {NARROW_WORDS}u;
 // (a wide word is read as two 64-bit halves below)
@@ -62,40 +63,36 @@ const NO_SIEVE: u32 = 0xFFFFFFFFu;
 fn main(
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    // a workgroup takes WG * LANE_RUN consecutive patterns at a time, a lane every WG-th
-    // of them: adjacent lanes hold adjacent patterns, and a lane's run is of one sieve but
-    // where a sieve ends in it
-    let tile = WG * LANE_RUN;
+    // adjacent lanes hold adjacent patterns, and a lane's run is of one sieve but where a
+    // sieve ends in it
     var sieve = NO_SIEVE;
     var run = 0lu;
-    for (var base = group.x * tile; base < params.patterns; base += groups.x * tile) {
-        for (var i = base + lane; i < min(base + tile, params.patterns); i += WG) {
-            var came = i;
-            if params.ordered_here != 0u {
-                if origin[i] == 0u {
-                    continue;
-                }
-                came = origin[i] - 1u;
+    let end = starts[group.x + 1u];
+    for (var i = starts[group.x] + lane; i < end; i += WG) {
+        var came = i;
+        if params.ordered_here != 0u {
+            if origin[i] == 0u {
+                continue;
             }
-            let at = i * params.pattern_words;
-            let signature = patterns[at + params.pattern_words - 1u];
-            let count = clashes_of(at, signature);
-            let record = REACH_AT_WORDS * signature;
-            let its_sieve = reach_at[record + 3u];
-            if its_sieve != sieve {
-                add_run(sieve, run);
-                sieve = its_sieve;
-                run = 0lu;
-            }
-            run += u64(count);
-            if came == reach_at[record + 4u] {
-                atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
-            }
-            if came % params.spot_every == 0u {
-                atomicStore(&sums[SUM_WORDS * params.sieves + came / params.spot_every], count);
-            }
+            came = origin[i] - 1u;
+        }
+        let at = i * params.pattern_words;
+        let signature = patterns[at + params.pattern_words - 1u];
+        let count = clashes_of(at, signature);
+        let record = REACH_AT_WORDS * signature;
+        let its_sieve = reach_at[record + 3u];
+        if its_sieve != sieve {
+            add_run(sieve, run);
+            sieve = its_sieve;
+            run = 0lu;
+        }
+        run += u64(count);
+        if came == reach_at[record + 4u] {
+            atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
+        }
+        if came % params.spot_every == 0u {
+            atomicStore(&sums[SUM_WORDS * params.sieves + came / params.spot_every], count);
         }
     }
     add_run(sieve, run);

@@ -370,6 +370,12 @@ impl PairWork<'_> {
         Some((dense, signature))
     }
 
+    /// The stored blocks the other side's patterns visit, added up over them (where the
+    /// host knows the pairs visited): about what the pair count costs beside its patterns.
+    pub fn block_visits(&self) -> Option<u64> {
+        self.visited.map(|pairs| pairs / BLOCK as u64)
+    }
+
     /// The patterns of the other side (its candidates, where the device joins it).
     pub fn len(&self) -> usize {
         match self.signing.as_ref().map(|s| s.raw) {
