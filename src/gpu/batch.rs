@@ -603,6 +603,9 @@ mod tests {
             assert_eq!((starts[0], starts[workgroups]), (0, 5), "{workgroups}");
             assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
         }
+        // a first sieve of patterns but no cost is still the first workgroup's
+        let batch = sieves_of(&[(3, Some(0)), (2, Some(4))]);
+        assert_eq!(batch.workgroup_starts(2), [0, 4, 5]);
         assert_eq!(PairBatch::default().workgroup_starts(3), [0, 0, 0, 0]);
     }
 
