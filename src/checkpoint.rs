@@ -199,6 +199,16 @@ pub struct Checkpoint {
     choice: Mutex<Option<DeviceRace>>,
 }
 
+/// Held while a checkpoint of this process is written ([`Checkpoint::save`]).
+static SAVING: Mutex<()> = Mutex::new(());
+
+/// Runs `f` while no checkpoint of this process is being written: a process ended in `f`
+/// ends between two saves, never in one (which would leave its temporary file behind).
+pub(crate) fn between_saves<T>(f: impl FnOnce() -> T) -> T {
+    let _no_save = lock(&SAVING);
+    f()
+}
+
 impl Checkpoint {
     /// Opens the checkpoint at `path` for a run: follows symbolic links, refuses anything
     /// but a regular file (or no file yet), takes the lock, checks that the directory takes
@@ -334,8 +344,10 @@ impl Checkpoint {
     }
 
     /// Writes the checkpoint of `run` with `done`: a fresh temporary file in the same
-    /// directory, flushed to disk, renamed over the file, and the directory flushed.
+    /// directory, flushed to disk, renamed over the file, and the directory flushed; never
+    /// while [`between_saves`] runs.
     pub fn save(&self, run: &RunIdentity, done: &DoneSet) -> Result<(), Error> {
+        let _one_at_a_time = lock(&SAVING);
         let short = |_| {
             let e = crate::memory::memory_short("the checkpoint's contents");
             checkpoint_error(&self.path, format!("cannot write: {e}"))

@@ -111,13 +111,20 @@ pub enum Error {
     /// A failure while running (threads that cannot start, a file that cannot be written).
     #[error("{0}")]
     Failed(String),
+    /// What a GPU's driver would map does not fit the process's address-space limit
+    /// (`ulimit -v`): refused before the driver runs into it.
+    #[error("{0}")]
+    NoRoom(String),
     /// A kernel that this CPU cannot run.
-    #[error("kernel {kernel}: {why} (use kernel auto or scalar)")]
+    #[error("kernel {kernel}: {why} (use kernel {usable})")]
     KernelUnavailable {
         /// The kernel asked for.
         kernel: &'static str,
         /// Why it cannot run.
         why: &'static str,
+        /// The kernels this engine runs on this CPU, as a person lists them (`auto, avx2 or
+        /// scalar`).
+        usable: String,
     },
     /// A shard that does not exist.
     #[error("invalid shard: {0}")]
@@ -126,9 +133,10 @@ pub enum Error {
     /// two that disagree, a value that is no shard).
     #[error("the shard from the environment: {0}")]
     BadShardEnv(String),
-    /// An environment variable of `--device auto`'s race with a value it does not take.
+    /// An environment variable with a value it does not take (`NQUEENS_THREADS`, the
+    /// variables of `--device auto`'s race).
     #[error("{0}")]
-    BadRaceEnv(String),
+    BadEnv(String),
     /// A checkpoint that cannot be used (corrupt, truncated, foreign) or cannot be written.
     #[error("checkpoint {path}: {reason}")]
     Checkpoint {
@@ -169,6 +177,7 @@ impl Error {
                 | Error::Interrupted
                 | Error::InterruptedUnsaved { .. }
                 | Error::Failed(_)
+                | Error::NoRoom(_)
         )
     }
 }

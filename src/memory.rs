@@ -63,7 +63,6 @@ impl Room {
         let machine = read("/proc/meminfo").and_then(|m| field(&m, "MemTotal:", 1));
         // "unlimited" does not parse: no limit
         let limit = read("/proc/self/limits").and_then(|l| field(&l, "Max address space", 3));
-        let mapped = read("/proc/self/status").and_then(|s| field(&s, "VmSize:", 1));
         // cgroup v2, then v1 (which says "no limit" with a number near 2^63)
         let cgroup = [
             "/sys/fs/cgroup/memory.max",
@@ -75,7 +74,7 @@ impl Room {
         Room {
             machine: machine.map(|kib| kib * 1024),
             address_space: limit,
-            address_space_left: limit.map(|bytes| bytes.saturating_sub(mapped.unwrap_or(0) * 1024)),
+            address_space_left: limit.map(|bytes| bytes.saturating_sub(mapped().unwrap_or(0))),
             cgroup,
         }
     }
@@ -149,6 +148,24 @@ impl Room {
     pub(crate) fn address_space_left(&self) -> Option<u64> {
         self.address_space_left
     }
+}
+
+/// What the address-space limit (`ulimit -v`) leaves the process at this moment (`None`: no
+/// limit): for what is mapped outside Rust's allocator, as a GPU driver maps its memory. The
+/// limit is read once per process, what is mapped at each call.
+#[cfg(feature = "gpu")]
+pub(crate) fn address_space_left_now() -> Option<u64> {
+    static LIMIT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    let limit = (*LIMIT.get_or_init(|| Room::now().address_space))?;
+    Some(limit.saturating_sub(mapped().unwrap_or(0)))
+}
+
+/// Bytes of address space the process has mapped (`VmSize`), where the system says.
+fn mapped() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// How many of `asked` threads take at most half of `room` bytes of address space (all of

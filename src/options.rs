@@ -47,6 +47,25 @@ pub struct CountOptions {
 }
 
 impl CountOptions {
+    /// The worker threads `NQUEENS_THREADS` asks for, read by `var` (as `std::env::var`
+    /// reads a variable) by the rule of every variable nqueens reads: set to nothing or to
+    /// spaces, it is as if unset (`None`). It holds one thread count, or a list of them
+    /// (`1,2,4`, what `nqueens scale` takes), each from 1 to [`crate::MAX_THREADS`].
+    ///
+    /// ```
+    /// use nqueens::CountOptions;
+    /// let set = |value: &'static str| move |_: &str| Some(value.to_string());
+    /// assert_eq!(CountOptions::threads_from_vars(set("4")).unwrap(), Some(vec![4]));
+    /// assert_eq!(CountOptions::threads_from_vars(set("1, 2")).unwrap(), Some(vec![1, 2]));
+    /// assert_eq!(CountOptions::threads_from_vars(set(" ")).unwrap(), None);
+    /// assert!(CountOptions::threads_from_vars(set("0")).is_err());
+    /// ```
+    pub fn threads_from_vars(
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Vec<usize>>, Error> {
+        crate::environment::threads(var)
+    }
+
     /// The thread count these options resolve to.
     pub fn resolved_threads(&self) -> Result<usize, Error> {
         parallel::resolve_threads(self.threads)

@@ -172,7 +172,7 @@ impl RaceOptions {
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<RaceOptions, Error> {
         let var = |name: &str| crate::environment::set(&var, name);
         let bad = |name: &str, value: &str, allowed: &str| {
-            Error::BadRaceEnv(format!(
+            Error::BadEnv(format!(
                 "{name}={value}: not a value it takes; allowed: {allowed}"
             ))
         };

@@ -179,6 +179,14 @@ pub(crate) fn resolve(
         (auto.devices, auto.race)
     } else {
         let devices = choose_devices(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
+        if let Some(chose) = context.raced {
+            let side = if devices.has_gpu() { "GPU" } else { "CPU" };
+            notes.push(format!(
+                "device {}: the race when this run began chose the {}; counted on the {side}, as asked",
+                opts.device.name(),
+                chose.name().to_uppercase()
+            ));
+        }
         (devices, None)
     };
     let quadrant_would = quadrant_applies && !devices.has_gpu();
@@ -252,22 +260,28 @@ fn auto_devices(
         race: None,
         note,
     };
-    if context.sharded || context.raced == Some(DeviceChoice::Cpu) {
+    if context.sharded {
         return Ok(cpu(None));
     }
-    // a resumed run's race chose the GPUs for its quadrant plan, which it names
-    if context.raced == Some(DeviceChoice::Gpu) {
-        return Ok(match open_for_race(race.software_gpu) {
-            Some(devices) => AutoDevices {
-                devices,
-                race: None,
-                note: None,
-            },
-            None => cpu(Some(format!(
-                "the race of this run chose the GPU, and none opens now ({}): counted on the CPU",
-                why_no_gpu(race.software_gpu)
-            ))),
-        });
+    // a resumed run counts where its race chose (the GPUs for its quadrant plan, which it
+    // names), the one note on that race saying where
+    let began = "device auto: the race when this run began chose the";
+    match context.raced {
+        Some(DeviceChoice::Gpu) => {
+            return Ok(match open_for_race(race.software_gpu) {
+                Some(devices) => AutoDevices {
+                    devices,
+                    race: None,
+                    note: Some(format!("{began} GPU: counted on the GPU")),
+                },
+                None => cpu(Some(format!(
+                    "{began} GPU, and none opens now ({}): counted on the CPU",
+                    why_no_gpu(race.software_gpu)
+                ))),
+            })
+        }
+        Some(_) => return Ok(cpu(Some(format!("{began} CPU: counted on the CPU")))),
+        None => {}
     }
     if cpu_only {
         return Ok(cpu(None));

@@ -121,7 +121,8 @@ pub(crate) fn report() {
 /// Whether a GPU that shares the host's memory is to be opened as one over a bus.
 #[cfg(feature = "gpu")]
 pub(crate) fn over_a_bus() -> bool {
-    KEPT && std::env::var_os("NQUEENS_OVER_A_BUS").is_some_and(|v| v == "1")
+    let var = |name: &str| std::env::var(name).ok();
+    KEPT && crate::environment::set(var, "NQUEENS_OVER_A_BUS").is_some_and(|v| v.trim() == "1")
 }
 
 #[cfg(feature = "stage-times")]

@@ -311,7 +311,7 @@ impl Batch {
 
 impl<'a> Feeder<'a> {
     fn run(&self) -> Result<Fed, Error> {
-        let frames = self.gpu.frames(self.rows);
+        let frames = self.gpu.frames(self.rows)?;
         let mut fed = Fed::default();
         let mut ledger = Ledger::default();
         let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
@@ -326,11 +326,16 @@ impl<'a> Feeder<'a> {
             } else {
                 self.cut(target, &mut ledger, &mut cutting, &mut fed)
             };
-            let next = (batch.len() > 0).then(|| {
-                let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
-                let flight = self.gpu.launch(self.rows.n(), &frames, items, self.drop_at);
-                (flight, batch, Instant::now())
-            });
+            let next = match batch.len() {
+                0 => None,
+                _ => {
+                    let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
+                    let flight = self
+                        .gpu
+                        .launch(self.rows.n(), &frames, items, self.drop_at)?;
+                    Some((flight, batch, Instant::now()))
+                }
+            };
             if let Some((flight, batch, launched)) = in_flight.take() {
                 let counts = flight.wait(self.gpu)?;
                 let now = Instant::now();

@@ -54,8 +54,9 @@ const BATCH_BYTES: u64 = 32 << 20;
 const CHECK_N: usize = 12;
 
 /// Counts every unit of N = [`CHECK_N`] with `gpu`'s pair kernel and on the CPU's loops
-/// `pairs`: what differs, if anything does.
-pub(super) fn check_pairs(gpu: &Arc<Gpu>, pairs: PairKernel) -> Result<(), String> {
+/// `pairs`: what differs, if anything does (the verdict); an error where the check could
+/// not run (no room for its buffers).
+pub(super) fn check_pairs(gpu: &Arc<Gpu>, pairs: PairKernel) -> Result<Result<(), String>, Error> {
     let layout = Layout::new(CHECK_N);
     let never = AtomicBool::new(false);
     let notes = Mutex::default();
@@ -64,27 +65,28 @@ pub(super) fn check_pairs(gpu: &Arc<Gpu>, pairs: PairKernel) -> Result<(), Strin
     let feed = Feed::new(&shared, 0);
     let mut on_gpu = vec![Found::default(); layout.len()];
     let ids: Vec<usize> = (0..layout.len()).collect();
-    feed.count_units((&layout, &ids, pairs), &never, &mut |id, found| {
+    match feed.count_units((&layout, &ids, pairs), &never, &mut |id, found| {
         on_gpu[id] = found;
-    })
-    .map_err(|e| e.to_string())?;
+    }) {
+        Err(refused @ Error::NoRoom(_)) => return Err(refused),
+        Err(e) => return Ok(Err(e.to_string())),
+        Ok(_) => {}
+    }
     if let Some(note) = lock(&notes).first() {
-        return Err(note.clone());
+        return Ok(Err(note.clone()));
     }
     let mut differ = 0;
     for (id, on_gpu) in on_gpu.iter().enumerate() {
-        let on_cpu = layout
-            .count_unit(id, pairs, &never)
-            .map_err(|e| e.to_string())?;
+        let on_cpu = layout.count_unit(id, pairs, &never)?;
         differ += usize::from(on_cpu.as_ref() != Some(on_gpu));
     }
-    match differ {
+    Ok(match differ {
         0 => Ok(()),
         _ => Err(format!(
             "{differ} of {} units of N = {CHECK_N} differ from the CPU's count",
             layout.len()
         )),
-    }
+    })
 }
 
 /// What a thread counts: the units `ids` of `layout`, on the pair loops `pairs` where the
@@ -237,7 +239,7 @@ impl PairDevice for Feed<'_> {
             let upload = work.upload_bytes().max(upload.min(BATCH_BYTES));
             let words = PairBatch::default().word_bytes_with(work).max(words);
             let rooms = (upload.min(limit), words.min(limit));
-            while !self.queue.borrow_mut().begin(rooms) {
+            while !self.queue.borrow_mut().begin(rooms)? {
                 let waits = !shared.share;
                 if !self.receive(waits)? {
                     // the GPU holds this thread's batches and has not counted the oldest
@@ -321,7 +323,7 @@ impl<'a> Feed<'a> {
     fn receive_untimed(&self, wait: bool) -> Result<bool, Error> {
         let mut queue = self.queue.borrow_mut();
         let received = queue.receive(wait);
-        let received = received.map_err(|e| self.gpu.pair_failure(e))?;
+        let received = received.map_err(|e| self.gpu.pair_failure(e.into()))?;
         let Some((sent, sums)) = received else {
             return Ok(false);
         };

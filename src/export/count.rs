@@ -250,12 +250,13 @@ pub fn stats_line(c: &Counts) -> String {
         .map_or(String::new(), |b| format!(" tables={:#.1}", Bytes(b)))
         + &c.device_choice.map_or(String::new(), |r| {
             format!(
-                " device_choice={} race_shards={} race_cpu_s={:.3} race_gpu_s={:.3} race_gpu_finished={}",
+                " device_choice={} race_shards={} race_cpu_s={:.3} race_gpu_s={:.3} race_gpu_finished={}{}",
                 r.chose.name(),
                 r.shards,
                 r.cpu_s,
                 r.gpu_s,
-                r.gpu_finished
+                r.gpu_finished,
+                if r.forced { " race_forced=true" } else { "" }
             )
         })
 }

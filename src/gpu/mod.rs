@@ -13,7 +13,8 @@ pub(crate) mod ledger;
 mod pairs;
 mod pass_times;
 mod quarters;
-pub use pairs::PairQueue;
+pub use pairs::{PairFailure, PairQueue};
+mod room;
 mod trust;
 pub(crate) mod upload;
 
@@ -158,6 +159,15 @@ static OPENED: Mutex<Vec<(DeviceKey, Arc<Gpu>)>> = Mutex::new(Vec::new());
 /// one process the Vulkan loader reports no driver, and opens from several threads at once
 /// crashed the process).
 pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<Gpu>>, Error> {
+    let mut opened = lock(&OPENED);
+    if opened.is_empty() {
+        // (listing the adapters alone can run out of address space)
+        refusing_for_auto(room::within(
+            "listing and opening the GPU ",
+            room::TO_LIST + room::to_open(),
+            || (),
+        ))?;
+    }
     let known = adapters();
     let chosen: Vec<usize> = match indices {
         Some(list) => {
@@ -193,20 +203,17 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
             }
         }
     };
-    let mut opened = lock(&OPENED);
     let mut gpus = Vec::new();
     for (k, &index) in chosen.iter().enumerate() {
         let key = (index, chosen[..k].iter().filter(|&&i| i == index).count());
         let gpu = match opened.iter().find(|(at, _)| *at == key) {
             Some((_, gpu)) => gpu.clone(),
             None => {
+                refusing_for_auto(room::within("opening the GPU ", room::to_open(), || ()))?;
                 let gpu = Gpu::open(&listed().adapters[index])?;
                 // once per device and process: a device that fails is not kept, and `auto`
                 // (which goes on without it) says why
-                if let Err(e) = gpu.earn_trust() {
-                    *lock(&REFUSED) = Some(e.to_string());
-                    return Err(e);
-                }
+                refusing_for_auto(gpu.earn_trust())?;
                 let gpu = Arc::new(gpu);
                 opened.push((key, gpu.clone()));
                 gpu
@@ -217,11 +224,21 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
     Ok(gpus)
 }
 
-/// Why the last GPU refused by its known-answer check was refused, if one was.
+/// Why the last GPU refused by its known-answer check, or for want of address space, was
+/// refused, if one was.
 static REFUSED: Mutex<Option<String>> = Mutex::new(None);
 
-/// Why a GPU of this process was refused by its known-answer check ([`trust`]), if one was:
-/// what `--device auto`, which goes on without it, says.
+/// `result`, its refusal kept for `auto`'s note ([`refused`]).
+fn refusing_for_auto<T>(result: Result<T, Error>) -> Result<T, Error> {
+    if let Err(e) = &result {
+        *lock(&REFUSED) = Some(e.to_string());
+    }
+    result
+}
+
+/// Why a GPU of this process was refused by its known-answer check ([`trust`]) or for want
+/// of address space ([`room`]), if one was: what `--device auto`, which goes on without it,
+/// says.
 pub fn refused() -> Option<String> {
     lock(&REFUSED).clone()
 }
@@ -324,6 +341,7 @@ impl Gpu {
                 ..wgpu::Limits::downlevel_defaults()
             },
             required_features,
+            memory_hints: room::memory_hints(),
             ..Default::default()
         }))
         .map_err(|e| Error::Failed(format!("cannot open the GPU {}: {e}", info.name)))?;
@@ -373,10 +391,10 @@ impl Gpu {
     /// where any item's count differs.
     fn earn_trust(&self) -> Result<(), Error> {
         let (plan, batch) = trust::items(|kind| self.item_rows(kind))?;
-        let frames = self.frames(plan.rows().expect("a row plan"));
+        let frames = self.frames(plan.rows().expect("a row plan"))?;
         let per_workgroup = WORKGROUP * trust::ITEMS_PER_INVOCATION;
         let few = |items: usize| items.div_ceil(per_workgroup).max(1) as u32;
-        let flight = self.launch_with(plan.n(), &frames, [&batch[0], &batch[1]], DROPPED, few);
+        let flight = self.launch_with(plan.n(), &frames, [&batch[0], &batch[1]], DROPPED, few)?;
         let counts = flight.wait(self)?;
         match trust::differing(&plan, &batch, &counts) {
             (0, _) => Ok(()),
@@ -391,14 +409,25 @@ impl Gpu {
     /// Runs `check`, the pair kernel's known-answer check, once per process and device;
     /// its verdict, then and later: an error naming the adapter and its driver where it
     /// found a difference, or where the adapter cannot run the pair kernel at all.
-    pub fn trust_pairs(&self, check: impl FnOnce() -> Result<(), String>) -> Result<(), Error> {
+    /// A check that could not run (no room for its buffers) is no verdict: its error is
+    /// given, and the check runs again next time.
+    pub fn trust_pairs(
+        &self,
+        check: impl FnOnce() -> Result<Result<(), String>, Error>,
+    ) -> Result<(), Error> {
         if self.pairs.is_none() {
             return Err(Error::Failed(format!(
                 "the GPU {} cannot count the quadrant engine's pairs: its driver offers no 64-bit integers in shaders (SHADER_INT64)",
                 self.identify()
             )));
         }
-        let verdict = self.pairs_trusted.get_or_init(check);
+        let verdict = match self.pairs_trusted.get() {
+            Some(verdict) => verdict,
+            None => {
+                let verdict = check()?;
+                self.pairs_trusted.get_or_init(|| verdict)
+            }
+        };
         verdict.clone().map_err(|why| {
             Error::Failed(format!(
                 "the GPU {} miscounted a known answer: {why}; it is not used",
@@ -428,11 +457,15 @@ impl Gpu {
         })
     }
 
-    /// `e`, an error of this GPU's pair kernel, or the first error the device reported.
-    pub fn pair_failure(&self, e: String) -> Error {
-        self.check()
-            .err()
-            .unwrap_or_else(|| Error::Failed(format!("the GPU {} failed: {e}", self.info.name)))
+    /// `e`, a failure of this GPU's pair count: a buffer's refusal as it is, else the first
+    /// error the device reported, or `e` in the device's words.
+    pub fn pair_failure(&self, e: PairFailure) -> Error {
+        match e {
+            PairFailure::Room(refused) => refused,
+            PairFailure::Device(e) => self.check().err().unwrap_or_else(|| {
+                Error::Failed(format!("the GPU {} failed: {e}", self.info.name))
+            }),
+        }
     }
 
     /// Whether the quadrant engine's units have their other halves joined on this device
@@ -503,7 +536,7 @@ impl Gpu {
     }
 
     /// Uploads the frames of `plan` (what every item's kernel reads its row masks from).
-    pub fn frames(&self, plan: &Rows) -> wgpu::Buffer {
+    pub fn frames(&self, plan: &Rows) -> Result<wgpu::Buffer, Error> {
         let mut words = Vec::with_capacity(plan.frames().len() * FRAME_WORDS);
         for frame in plan.frames() {
             words.extend(frame.masks.allowed.iter().map(|&m| m as u32));
@@ -522,7 +555,7 @@ impl Gpu {
         frames: &wgpu::Buffer,
         batch: [&[Item]; 2],
         drop_at: u32,
-    ) -> Flight {
+    ) -> Result<Flight, Error> {
         self.launch_with(n, frames, batch, drop_at, |items| self.workgroups(items))
     }
 
@@ -535,7 +568,7 @@ impl Gpu {
         batch: [&[Item]; 2],
         drop_at: u32,
         workgroups: impl Fn(usize) -> u32,
-    ) -> Flight {
+    ) -> Result<Flight, Error> {
         debug_assert!(drop_at <= DROPPED);
         let mut encoder = self
             .device
@@ -553,30 +586,28 @@ impl Gpu {
                 "params",
                 &[n as u32, items.len() as u32, full, drop_at],
                 wgpu::BufferUsages::UNIFORM,
-            );
+            )?;
             let words = |f: &dyn Fn(&Item) -> &[u32]| -> Vec<u32> {
                 items.iter().flat_map(|i| f(i).iter().copied()).collect()
             };
-            let state = self.buffer("items", &words(&|i| &i.state), wgpu::BufferUsages::STORAGE);
+            let state = self.buffer("items", &words(&|i| &i.state), wgpu::BufferUsages::STORAGE)?;
             let rows = self.buffer(
                 "item rows",
                 &words(&|i| std::slice::from_ref(&i.at)),
                 wgpu::BufferUsages::STORAGE,
-            );
+            )?;
             let bytes = (items.len() * 16) as u64;
-            let results = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("results"),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("readback"),
-                size: bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let next = self.buffer("next item", &[0], wgpu::BufferUsages::STORAGE);
+            let results = self.empty_buffer(
+                "results",
+                bytes,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            )?;
+            let readback = self.empty_buffer(
+                "readback",
+                bytes,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            )?;
+            let next = self.buffer("next item", &[0], wgpu::BufferUsages::STORAGE)?;
             let mut entries = vec![
                 entry(0, &params),
                 entry(1, frames),
@@ -591,7 +622,7 @@ impl Gpu {
                     "item prefixes",
                     &words(&|i| &i.prefix),
                     wgpu::BufferUsages::STORAGE,
-                );
+                )?;
                 entries.push(entry(6, &prefix));
             }
             let pipeline = &self.kernels[kind as usize];
@@ -622,16 +653,38 @@ impl Gpu {
                 });
             }
         }
-        Flight {
+        Ok(Flight {
             submitted,
             readbacks,
             mapped,
             drop_at,
-        }
+        })
     }
 
-    fn buffer(&self, label: &str, words: &[u32], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    fn buffer(
+        &self,
+        label: &str,
+        words: &[u32],
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, Error> {
         upload::words_buffer((&self.device, &self.queue), label, words, usage)
+    }
+
+    /// A buffer of `size` bytes that the kernel fills, where the address space has room.
+    fn empty_buffer(
+        &self,
+        label: &str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, Error> {
+        room::buffer(label, size, || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        })
     }
 }
 
@@ -688,7 +741,9 @@ impl Flight {
 pub(crate) fn test_gpus() -> Option<Vec<Arc<Gpu>>> {
     let found = open(None, true).ok();
     assert!(
-        found.is_some() || std::env::var_os("NQUEENS_REQUIRE_GPU").is_none(),
+        found.is_some()
+            || crate::environment::set(|name| std::env::var(name).ok(), "NQUEENS_REQUIRE_GPU")
+                .is_none(),
         "NQUEENS_REQUIRE_GPU is set but no GPU adapter is usable"
     );
     found

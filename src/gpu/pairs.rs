@@ -26,6 +26,7 @@
 //! uploads as it is added (each with room for the last batch's and a quarter), the other
 //! word lists when the batch is sent.
 
+use crate::error::Error;
 use crate::gpu::batch::{PairBatch, Sums, WordParts, HINT_EVERY, REACH_AT_WORDS, SUM_WORDS};
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
@@ -36,6 +37,25 @@ use crate::quadrant::{
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
 use wgpu::BufferUsages as Use;
+
+/// Why a step of a [`PairQueue`] failed: the device said so (its words), or a buffer had no
+/// room in the address space ([`super::room`]).
+pub enum PairFailure {
+    Device(String),
+    Room(Error),
+}
+
+impl From<String> for PairFailure {
+    fn from(e: String) -> PairFailure {
+        PairFailure::Device(e)
+    }
+}
+
+impl From<Error> for PairFailure {
+    fn from(e: Error) -> PairFailure {
+        PairFailure::Room(e)
+    }
+}
 
 /// Patterns a lane of the pair kernel takes in a run on average, a workgroup's width apart
 /// (a workgroup takes a stretch of the batch's patterns, of about equal cost: the dispatch
@@ -178,7 +198,7 @@ struct Staged {
 
 impl Staged {
     /// `size` bytes going `way`; the host's mapped where the host writes it.
-    fn new(device: &Device, label: &str, size: u64, way: Way) -> Staged {
+    fn new(device: &Device, label: &str, size: u64, way: Way) -> Result<Staged, Error> {
         // (what the GPU writes is cleared first: a copy's destination)
         let (map, host_copy, gpu_copy, bound) = match way {
             Way::ToGpu => (Use::MAP_WRITE, Use::COPY_SRC, Use::COPY_DST, Use::empty()),
@@ -186,13 +206,13 @@ impl Staged {
         };
         let storage = Use::STORAGE | bound;
         let (host, gpu) = match device.shares_memory {
-            true => (buffer(device.device, label, size, map | storage), None),
+            true => (buffer(device.device, label, size, map | storage)?, None),
             false => (
-                buffer(device.device, label, size, map | host_copy),
-                Some(buffer(device.device, label, size, storage | gpu_copy)),
+                buffer(device.device, label, size, map | host_copy)?,
+                Some(buffer(device.device, label, size, storage | gpu_copy)?),
             ),
         };
-        Staged { host, gpu, way }
+        Ok(Staged { host, gpu, way })
     }
 
     fn size(&self) -> u64 {
@@ -233,13 +253,21 @@ struct Slot {
     times: Option<PassTimes>,
 }
 
-/// A buffer of `size` bytes (at least 32).
-fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: Use) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: size.max(32),
-        usage,
-        mapped_at_creation: usage.contains(Use::MAP_WRITE),
+/// A buffer of `size` bytes (at least 32), where the address space has room for it.
+fn buffer(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+    usage: Use,
+) -> Result<wgpu::Buffer, Error> {
+    let size = size.max(32);
+    super::room::buffer(label, size, || {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: usage.contains(Use::MAP_WRITE),
+        })
     })
 }
 
@@ -258,21 +286,21 @@ struct Making {
 }
 
 impl Making {
-    fn new(device: &wgpu::Device) -> Making {
-        Making {
-            grouped: buffer(device, "grouped words", 0, Use::STORAGE),
-            cursors: buffer(device, "cursors", 0, Use::STORAGE | Use::COPY_DST),
-            tables: buffer(device, "tables", 0, Use::STORAGE),
-            ordered: buffer(device, "ordered words", 0, Use::STORAGE),
-            other_cursors: buffer(device, "other cursors", 0, Use::STORAGE | Use::COPY_DST),
-            signed: buffer(device, "signed words", 0, Use::STORAGE),
-            counts: buffer(device, "signature counts", 0, Use::STORAGE | Use::COPY_DST),
-        }
+    fn new(device: &wgpu::Device) -> Result<Making, Error> {
+        Ok(Making {
+            grouped: buffer(device, "grouped words", 0, Use::STORAGE)?,
+            cursors: buffer(device, "cursors", 0, Use::STORAGE | Use::COPY_DST)?,
+            tables: buffer(device, "tables", 0, Use::STORAGE)?,
+            ordered: buffer(device, "ordered words", 0, Use::STORAGE)?,
+            other_cursors: buffer(device, "other cursors", 0, Use::STORAGE | Use::COPY_DST)?,
+            signed: buffer(device, "signed words", 0, Use::STORAGE)?,
+            counts: buffer(device, "signature counts", 0, Use::STORAGE | Use::COPY_DST)?,
+        })
     }
 
     /// Makes room for these bytes of grouped words, cursors, tables, ordered words, their
     /// cursors, signed words and signature counts.
-    fn fit(&mut self, device: &Device, bytes: [u64; 7]) {
+    fn fit(&mut self, device: &Device, bytes: [u64; 7]) -> Result<(), Error> {
         let buffers = [
             &mut self.grouped,
             &mut self.cursors,
@@ -290,9 +318,10 @@ impl Making {
                     "making tables",
                     grown(bytes, device.limit),
                     usage,
-                );
+                )?;
             }
         }
+        Ok(())
     }
 }
 
@@ -300,32 +329,36 @@ impl Slot {
     /// Buffers for batches of up to `upload` bytes of tables or stored words and `words`
     /// bytes of word lists (the others made when the batch is sent); the host's mapped
     /// where it writes them.
-    fn new(device: &Device, (upload, words): (u64, u64)) -> Slot {
-        Slot {
-            upload: Staged::new(device, "pair upload", upload, Way::ToGpu),
-            making: (device.takes() == Made::Words).then(|| Making::new(device.device)),
-            words: Staged::new(device, "pair words", words, Way::ToGpu),
+    fn new(device: &Device, (upload, words): (u64, u64)) -> Result<Slot, Error> {
+        let making = match device.takes() {
+            Made::Words => Some(Making::new(device.device)?),
+            Made::Tables => None,
+        };
+        Ok(Slot {
+            upload: Staged::new(device, "pair upload", upload, Way::ToGpu)?,
+            making,
+            words: Staged::new(device, "pair words", words, Way::ToGpu)?,
             params: buffer(
                 device.device,
                 "pair params",
                 4 * PARAMS as u64,
                 Use::UNIFORM | Use::COPY_DST,
-            ),
+            )?,
             starts: buffer(
                 device.device,
                 "workgroup starts",
                 4 * (device.most_workgroups as u64 + 1),
                 Use::STORAGE | Use::COPY_DST,
-            ),
-            sums: Staged::new(device, "sums", 0, Way::FromGpu),
-            origin: buffer(device.device, "origin", 0, Use::STORAGE | Use::COPY_DST),
+            )?,
+            sums: Staged::new(device, "sums", 0, Way::FromGpu)?,
+            origin: buffer(device.device, "origin", 0, Use::STORAGE | Use::COPY_DST)?,
             times: (device.pass_clock).map(|tick| PassTimes::new(device.device, tick)),
-        }
+        })
     }
 
     /// Makes room for `batch`'s tables (where the GPU makes them) and patterns, keeping the
     /// uploads (the patterns were written into the word lists' as they came).
-    fn fit(&mut self, device: &Device, batch: &PairBatch) {
+    fn fit(&mut self, device: &Device, batch: &PairBatch) -> Result<(), Error> {
         let (tables, patterns) = (batch.table_bytes, batch.len() as u64);
         if let Some(making) = self.making.as_mut() {
             let cursors = 4 * batch.cursors.len() as u64;
@@ -345,17 +378,18 @@ impl Slot {
                 signed,
                 signatures,
             ];
-            making.fit(device, bytes);
+            making.fit(device, bytes)?;
             if self.origin.size() < 4 * patterns {
                 let bytes = grown(4 * patterns, device.limit);
-                self.origin = buffer(device.device, "origin", bytes, Use::STORAGE | Use::COPY_DST);
+                self.origin = buffer(device.device, "origin", bytes, Use::STORAGE | Use::COPY_DST)?;
             }
         }
         let sums = 4 * batch.sum_words() as u64;
         if self.sums.size() < sums {
             let bytes = grown(sums, device.limit);
-            self.sums = Staged::new(device, "sums", bytes, Way::FromGpu);
+            self.sums = Staged::new(device, "sums", bytes, Way::FromGpu)?;
         }
+        Ok(())
     }
 
     /// The bind groups of a batch's passes in this slot: where the GPU makes the tables,
@@ -571,25 +605,25 @@ impl<'a, T> PairQueue<'a, T> {
     /// Starts a batch (none being built, or one that holds nothing yet) that may be sent
     /// `upload` bytes of tables or stored words and `words` of word lists (each within the
     /// device's limit): false when every slot is on the GPU (then [`PairQueue::receive`]
-    /// one first).
-    pub fn begin(&mut self, (upload, words): (u64, u64)) -> bool {
+    /// one first); an error where the address space has no room for a new slot.
+    pub fn begin(&mut self, (upload, words): (u64, u64)) -> Result<bool, Error> {
         if let Some(slot) = self.filling.take() {
             self.free.push(slot);
         }
         let free = self.free.pop();
         if free.is_none() && self.sent.len() >= SLOTS {
-            return false;
+            return Ok(false);
         }
         let slot = match free {
             Some(slot) if slot.upload.size() >= upload && slot.words.size() >= words => slot,
             // none yet, or one too small: a new one in its place
             _ => {
                 let limit = self.device.limit;
-                Slot::new(&self.device, (grown(upload, limit), grown(words, limit)))
+                Slot::new(&self.device, (grown(upload, limit), grown(words, limit)))?
             }
         };
         self.filling = Some(slot);
-        true
+        Ok(true)
     }
 
     /// Writes `work`'s tables or stored words (what the device takes) and its patterns into
@@ -597,7 +631,7 @@ impl<'a, T> PairQueue<'a, T> {
     /// each pattern's signature made the batch's. The patterns go straight to the word
     /// lists' upload: copied into the batch first, they were 0.6 of the 17 thread-seconds
     /// the host spent at N = 19 beside lavapipe opened as over a bus.
-    pub fn write(&mut self, batch: &PairBatch, work: &PairWork) -> Result<(), String> {
+    pub fn write(&mut self, batch: &PairBatch, work: &PairWork) -> Result<(), PairFailure> {
         let slot = self.filling.as_ref().expect("a batch begun");
         let at = batch.upload_bytes;
         let range = slot.upload.host.slice(at..at + work.upload_bytes());
@@ -606,7 +640,7 @@ impl<'a, T> PairQueue<'a, T> {
         if let Some(cells) = work.signing.as_ref().and_then(|s| s.cells()) {
             // nothing of the other side but its cells, sent with the word lists
             let device = (self.device.device, self.device.queue);
-            self.joins_from = Some(held(device, self.device.quarters, cells.quarters()));
+            self.joins_from = Some(held(device, self.device.quarters, cells.quarters())?);
             return Ok(());
         }
         // (a mapped range starts at a multiple of 8 bytes; a pattern's words may not)
@@ -632,12 +666,13 @@ impl<'a, T> PairQueue<'a, T> {
 
     /// Sends the batch being built, `batch` (not empty, its upload written, its buffers
     /// within the device's limits), to be counted; `tag` comes back with its sums.
-    pub fn send(&mut self, batch: &PairBatch, tag: T) -> Result<(), String> {
+    pub fn send(&mut self, batch: &PairBatch, tag: T) -> Result<(), PairFailure> {
         let gpu = &self.device;
         let mut slot = self.filling.take().expect("a batch begun");
         let parts = batch.word_parts();
         let patterns = batch.len();
-        slot.fit(gpu, batch);
+        slot.fit(gpu, batch)?;
+        super::room::staging()?;
         debug_assert!(
             parts.len() <= slot.words.size(),
             "the word lists' room was asked for"

@@ -4,6 +4,7 @@
 //! every thread's batches.
 
 use super::upload::words_buffer;
+use crate::error::Error;
 use crate::parallel::lock;
 use crate::quadrant::Quarters;
 use std::sync::{Arc, Mutex};
@@ -27,21 +28,21 @@ pub fn held(
     (device, queue): (&wgpu::Device, &wgpu::Queue),
     holding: &Holding,
     quarters: Quarters,
-) -> Arc<Held> {
+) -> Result<Arc<Held>, Error> {
     let mut holding = lock(holding);
     if let Some(held) = holding.iter().find(|held| held.n == quarters.n()) {
-        return held.clone();
+        return Ok(held.clone());
     }
     let storage = wgpu::BufferUsages::STORAGE;
     let on_device = (device, queue);
     let held = Arc::new(Held {
         n: quarters.n(),
-        north: words_buffer(on_device, "north quarter", &quarters.north_words(), storage),
-        south: words_buffer(on_device, "south quarter", &quarters.south_words(), storage),
+        north: words_buffer(on_device, "north quarter", &quarters.north_words(), storage)?,
+        south: words_buffer(on_device, "south quarter", &quarters.south_words(), storage)?,
     });
     if holding.len() == BOARDS {
         holding.remove(0);
     }
     holding.push(held.clone());
-    held
+    Ok(held)
 }

@@ -1,6 +1,7 @@
 //! Buffers a dispatch binds: words uploaded to a storage or uniform buffer, and the bind
 //! group entry of one (for both kernels' dispatches); words as the GPU reads them.
 
+use crate::error::Error;
 use std::borrow::Cow;
 
 /// `words` as a GPU reads them, little-endian: their own bytes where the CPU is little-endian
@@ -18,22 +19,26 @@ pub(crate) fn le_bytes<W: bytemuck::Pod>(words: &[W]) -> Cow<'_, [u8]> {
 }
 
 /// A buffer holding `words` (little-endian), at least 32 bytes: every binding holds at least
-/// one of its elements (an item's prefix is 32 bytes).
+/// one of its elements (an item's prefix is 32 bytes). Refused where the address space has
+/// no room for it and the copy the queue stages it in ([`super::room`]).
 pub(crate) fn words_buffer(
     (device, queue): (&wgpu::Device, &wgpu::Queue),
     label: &str,
     words: &[u32],
     usage: wgpu::BufferUsages,
-) -> wgpu::Buffer {
+) -> Result<wgpu::Buffer, Error> {
     let bytes = le_bytes(words);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: bytes.len().max(32) as u64,
-        usage: usage | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    queue.write_buffer(&buffer, 0, &bytes);
-    buffer
+    let size = bytes.len().max(32) as u64;
+    super::room::buffer(label, 2 * size, || {
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        queue.write_buffer(&buffer, 0, &bytes);
+        buffer
+    })
 }
 
 /// `buffer`, whole, at `binding`.

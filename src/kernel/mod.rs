@@ -62,6 +62,17 @@ pub enum Kernel {
     Avx2,
 }
 
+/// `auto` and the kernels `names` (fastest first, `scalar` last) as a person lists them:
+/// `auto, avx2 or scalar`.
+pub(crate) fn usable<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let mut all: Vec<&str> = std::iter::once("auto").chain(names).collect();
+    let last = all.pop().unwrap_or("auto");
+    match all.is_empty() {
+        true => last.to_string(),
+        false => format!("{} or {last}", all.join(", ")),
+    }
+}
+
 impl Kernel {
     /// Resolves a choice against what this CPU and build support.
     ///
@@ -73,9 +84,10 @@ impl Kernel {
         match choice {
             KernelChoice::Scalar => Ok(Kernel::Scalar),
             KernelChoice::Auto => Ok(Kernel::best_vector().unwrap_or(Kernel::Scalar)),
-            KernelChoice::Simd => Kernel::best_vector().ok_or(Error::KernelUnavailable {
+            KernelChoice::Simd => Kernel::best_vector().ok_or_else(|| Error::KernelUnavailable {
                 kernel: "simd",
                 why: "this CPU has neither AVX-512F nor AVX2",
+                usable: Kernel::usable(),
             }),
             KernelChoice::Avx2 => Kernel::Avx2.checked(),
             KernelChoice::Avx512 => Kernel::Avx512.checked(),
@@ -90,6 +102,7 @@ impl Kernel {
             Err(Error::KernelUnavailable {
                 kernel: self.name(),
                 why: "this CPU does not support it",
+                usable: Kernel::usable(),
             })
         }
     }
@@ -113,6 +126,11 @@ impl Kernel {
         .into_iter()
         .filter_map(|(k, runs)| runs.then_some(k))
         .collect()
+    }
+
+    /// The `--kernel` values the row search takes on this CPU, as a refusal lists them.
+    fn usable() -> String {
+        usable(Kernel::available().iter().rev().map(|k| k.name()))
     }
 
     /// The name reported in JSON and `--stats`.
@@ -284,5 +302,15 @@ mod doc_examples {
             let (tally, _nodes) = visit(chosen, start, &mut rows, Tally::default, &stop).unwrap();
             assert_eq!(tally.0, 92);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_kernels_a_refusal_offers_are_listed_as_a_person_lists_them() {
+        assert_eq!(super::usable(["scalar"].into_iter()), "auto or scalar");
+        let three = super::usable(["avx512", "avx2", "scalar"].into_iter());
+        assert_eq!(three, "auto, avx512, avx2 or scalar");
     }
 }

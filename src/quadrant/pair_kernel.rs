@@ -42,12 +42,21 @@ impl PairKernel {
                     "avx2"
                 },
                 why: "this CPU does not support it",
+                usable: PairKernel::usable(),
             }),
             KernelChoice::Avx512 => Err(Error::KernelUnavailable {
                 kernel: "avx512",
                 why: "the quadrant engine has no AVX-512 loop",
+                usable: PairKernel::usable(),
             }),
         }
+    }
+
+    /// The `--kernel` values the quadrant engine takes on this CPU, as a refusal lists them
+    /// (its AVX2 loops with AVX-512's additions are asked for as `avx2`).
+    fn usable() -> String {
+        let vector = (PairKernel::best() != PairKernel::Scalar).then_some("avx2");
+        crate::kernel::usable(vector.into_iter().chain(["scalar"]))
     }
 
     /// The fastest loops this CPU runs.

@@ -23,6 +23,9 @@ pub(super) struct Counting {
     pub executed: Executed,
     /// Notes of the executions so far.
     pub notes: Vec<String>,
+    /// Where a race chose the GPUs: the CPU's, which counts the rest should the GPUs' buffers
+    /// not fit the address space.
+    pub fallback: Option<(Resolved, Box<dyn Executor>)>,
 }
 
 impl Counting {
@@ -44,6 +47,7 @@ impl Counting {
             ledger,
             executed: Executed::default(),
             notes: Vec::new(),
+            fallback: None,
         };
         Ok((counting, rival))
     }
@@ -59,19 +63,31 @@ impl Counting {
     ) -> Result<RunOutcome, Error> {
         let Counting {
             plan,
-            resolved,
-            executor,
+            mut resolved,
+            mut executor,
             mut ledger,
-            executed,
+            mut executed,
             mut notes,
+            fallback,
         } = self;
+        let unique = request.options.unique;
         let todo = ledger.todo()?;
-        let job = (&plan, &todo[..], request.options.unique);
-        let executed =
-            executed + ledger.execute(&*executor, job, hooks, stop, request.save_every)?;
+        let job = (&plan, &todo[..], unique);
+        match ledger.execute(&*executor, job, hooks, stop, request.save_every) {
+            Ok(more) => executed = executed + more,
+            Err(Error::NoRoom(_)) if fallback.is_some() => {
+                notes.push("device auto: the GPU's buffers ran out of address space (ulimit -v): the rest counted on the CPU".into());
+                (resolved, executor) = fallback.expect("a fallback, above");
+                let todo = ledger.todo()?;
+                let job = (&plan, &todo[..], unique);
+                executed =
+                    executed + ledger.execute(&*executor, job, hooks, stop, request.save_every)?;
+            }
+            Err(e) => return Err(e),
+        }
         let device_choice = ledger.choice();
         notes.splice(0..0, resolved.notes.iter().cloned());
-        notes.extend(device_choice.map(|race| race.describe()));
+        notes.extend(ledger.choice_made_here().map(|race| race.describe()));
         let facts = (executor.facts(), executed, &notes[..]);
         let (sum, searched) = (ledger.sum(), ledger.searched_nodes());
         let elapsed = start.elapsed();

@@ -46,4 +46,22 @@ pub struct Hooks<'a> {
     /// Called once `--device auto`'s race is decided, with what it measured and chose,
     /// before the rest is counted: a run stopped later can still say it.
     pub on_race: Option<&'a (dyn Fn(&DeviceRace) + Sync)>,
+    /// Called once the plan is made, before anything is counted, with each note on how it
+    /// was chosen (an engine taken for want of memory, the threads that fit): a run of
+    /// minutes can say them at its start. They are in the run's counts too.
+    pub on_plan: Option<&'a (dyn Fn(&str) + Sync)>,
+}
+
+impl Hooks<'_> {
+    /// Runs `f` while no run of this process is writing its checkpoint: a program that must
+    /// end at once (a stop before anything new was counted, with nothing to save) ends in
+    /// `f`, between two saves, never in the middle of one.
+    ///
+    /// ```
+    /// use nqueens::Hooks;
+    /// assert_eq!(Hooks::between_saves(|| 2 + 2), 4);
+    /// ```
+    pub fn between_saves<T>(f: impl FnOnce() -> T) -> T {
+        crate::checkpoint::between_saves(f)
+    }
 }

@@ -41,6 +41,8 @@ pub(super) struct Ledger {
     save_error: Option<Error>,
     /// What this run's race chose, or the resumed run's, when it raced.
     race: Option<DeviceRace>,
+    /// Whether [`Ledger::race`] is this run's (not the resumed run's).
+    raced_here: bool,
 }
 
 impl Ledger {
@@ -78,6 +80,7 @@ impl Ledger {
             searched_nodes: 0,
             save_error: None,
             race,
+            raced_here: false,
         })
     }
 
@@ -96,6 +99,7 @@ impl Ledger {
     /// save is the caller's to report; the next save tries again.
     pub(super) fn record_choice(&mut self, race: DeviceRace) -> Result<(), Error> {
         self.race = Some(race);
+        self.raced_here = true;
         match &self.checkpoint {
             Some(file) => {
                 file.record_choice(race);
@@ -103,6 +107,12 @@ impl Ledger {
             }
             None => Ok(()),
         }
+    }
+
+    /// What this run's own race chose, when it raced (a resumed run's race is said when the
+    /// run is resolved).
+    pub(super) fn choice_made_here(&self) -> Option<DeviceRace> {
+        self.race.filter(|_| self.raced_here)
     }
 
     /// The shard's subtasks.
@@ -132,6 +142,14 @@ impl Ledger {
     /// Counts the subtasks `ids` of `plan` on `executor`, saving what is finished every
     /// `save_every` and once as soon as `cancel` is set, then once at the end. A stop ends
     /// in [`Error::Interrupted`] (or [`Error::InterruptedUnsaved`] when that save failed).
+    /// `why` a run failed, saying where its finished subtasks are kept.
+    fn saved_in(&self, why: String) -> String {
+        format!(
+            "{why}; the finished subtasks are saved in {}",
+            self.shown_path
+        )
+    }
+
     pub(super) fn execute(
         &mut self,
         executor: &dyn Executor,
@@ -198,10 +216,10 @@ impl Ledger {
         match executed {
             // a subtask's failure (memory short) after the save that kept the others' work
             Err(Error::Failed(why)) if self.checkpoint.is_some() && saved.is_ok() => {
-                Err(Error::Failed(format!(
-                    "{why}; the finished subtasks are saved in {}",
-                    self.shown_path
-                )))
+                Err(Error::Failed(self.saved_in(why)))
+            }
+            Err(Error::NoRoom(why)) if self.checkpoint.is_some() && saved.is_ok() => {
+                Err(Error::NoRoom(self.saved_in(why)))
             }
             Err(Error::Interrupted) => Err(match (saved, &self.checkpoint) {
                 (Err(e), Some(file)) => Error::InterruptedUnsaved {

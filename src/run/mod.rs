@@ -52,6 +52,9 @@ pub fn run(request: &RunRequest, hooks: &Hooks<'_>) -> Result<RunOutcome, Error>
         // stopped before anything was counted: the checkpoint stays as it was
         return Err(Error::Interrupted);
     }
+    if let Some(planned) = hooks.on_plan {
+        resolved.notes.iter().for_each(|note| planned(note));
+    }
     let identity = request.identity(&plan);
     let shown_path = path.map(|p| p.display().to_string()).unwrap_or_default();
     let ledger = Ledger::resume(checkpoint, shown_path, identity)?;

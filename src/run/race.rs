@@ -47,7 +47,7 @@ pub(super) fn settle(
     let plan = &counting.plan;
     let executor = match execute::open(plan, &rival.resolved, plan.len(), stop) {
         Ok(executor) => executor,
-        Err(e) if rival.forced == Some(DeviceChoice::Gpu) => return Err(e),
+        Err(e) if must_win(&rival, &e) => return Err(e),
         Err(_) if stop.load(Ordering::Relaxed) => return Err(Error::Interrupted),
         Err(e) => {
             // a GPU that cannot open: the CPU goes on, and says why
@@ -66,36 +66,51 @@ pub(super) fn settle(
     if stop.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
+    let mut failed = false;
     let finished = match gpu_executed {
         Ok(executed) => Some(executed),
         Err(Error::Interrupted) => None,
-        Err(e) if rival.forced == Some(DeviceChoice::Gpu) => return Err(e),
+        Err(e) if must_win(&rival, &e) => return Err(e),
         Err(e) => {
             counting.notes.push(format!(
                 "device auto: the GPU failed in the race ({e}): counted on the CPU"
             ));
+            failed = true;
             None
         }
     };
+    // a GPU that failed is not chosen, whatever NQUEENS_RACE_WINNER says
+    let forced = rival.forced.filter(|_| !failed);
     let race = DeviceRace::decide(
         CALIBRATION_SHARDS,
         cpu_time,
         gpu_time,
         finished.is_some(),
-        rival.forced,
+        forced,
     );
     record(&mut counting.ledger, race, hooks);
     if let Some(gpu_executed) = finished {
         counting.executed = counting.executed + gpu_executed;
     }
     match (race.chose, finished) {
-        (DeviceChoice::Gpu, Some(_)) => Ok(Counting {
-            resolved: rival.resolved,
-            executor,
-            ..counting
-        }),
+        (DeviceChoice::Gpu, Some(_)) => {
+            let cpu = (counting.resolved, counting.executor);
+            Ok(Counting {
+                resolved: rival.resolved,
+                executor,
+                fallback: Some(cpu),
+                ..counting
+            })
+        }
         _ => Ok(counting),
     }
+}
+
+/// Whether the GPUs' failure `e` ends a race `rival` that they must win
+/// (`NQUEENS_RACE_WINNER=gpu`): a GPU that fails does, a GPU whose buffers do not fit the
+/// address space does not (the CPU counts on, as in any race).
+fn must_win(rival: &Rival, e: &Error) -> bool {
+    rival.forced == Some(DeviceChoice::Gpu) && !matches!(e, Error::NoRoom(_))
 }
 
 /// Tells the caller what the race measured and chose, and records the choice in `ledger` and

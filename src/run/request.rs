@@ -129,22 +129,25 @@ impl RunRequest {
 
     /// The plan [`run`](crate::run()) would count with this request, its checkpoint read as the run
     /// would read it (not locked: a run may hold it), and refused as the run would refuse
-    /// it: what `--dry-run` shows.
+    /// it, with the notes the run would give on how it was chosen (an engine taken for want
+    /// of memory, the threads that fit): what `--dry-run` shows.
     ///
     /// ```
     /// use nqueens::{CountOptions, EngineChoice, RunRequest};
     /// let d4 = CountOptions { engine: EngineChoice::D4, ..CountOptions::default() };
-    /// let plan = RunRequest::new(16, d4, None).plan().unwrap();
+    /// let (plan, notes) = RunRequest::new(16, d4, None).plan().unwrap();
     /// assert_eq!(plan.engine().name(), "d4");
+    /// assert!(notes.is_empty());
     /// ```
-    pub fn plan(&self) -> Result<Plan, Error> {
+    pub fn plan(&self) -> Result<(Plan, Vec<String>), Error> {
         let saved = match &self.checkpoint {
             Some(path) => Checkpoint::saved_run_at(path)?,
             None => None,
         };
         let never = AtomicBool::new(false);
         let resumed = saved.as_ref().map(|(run, choice)| (run, *choice));
-        Ok(self.resolve_resuming(resumed, &never)?.0)
+        let (plan, resolved) = self.resolve_resuming(resumed, &never)?;
+        Ok((plan, resolved.notes))
     }
 
     /// Refuses, before any plan is built, a checkpoint written by a run this one cannot be:

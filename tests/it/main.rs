@@ -1,5 +1,6 @@
 //! Integration tests: one crate, one module per area.
 
+mod answers;
 mod checkpoint;
 mod cli;
 mod cluster;

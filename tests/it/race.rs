@@ -269,6 +269,7 @@ fn a_run_stopped_after_the_race_says_what_it_measured() {
     let hooks = Hooks {
         cancel: Some(&stop),
         on_race: Some(&on_race),
+        on_plan: None,
         ..Hooks::default()
     };
     let request = RunRequest::new(16, racing(Some(DeviceChoice::Cpu)), None);

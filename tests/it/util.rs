@@ -272,3 +272,22 @@ pub fn run_stopped(request: &nqueens::RunRequest, stop_when: impl Fn(usize, usiz
         "{stopped:?}"
     );
 }
+
+/// Reads `child`'s stderr (piped) line by line until a line holds `needle`, and gives what
+/// was read; fails where the stream ends first. The rest of the stream is left unread.
+pub fn read_stderr_until(child: &mut Child, needle: &str) -> String {
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("a piped stderr"));
+    let mut read = String::new();
+    loop {
+        let mut line = String::new();
+        let got = stderr.read_line(&mut line).unwrap();
+        read.push_str(&line);
+        assert!(got > 0, "stderr ended before '{needle}': {read}");
+        if line.contains(needle) {
+            // the pipe stays open (held by a thread) so that the child's later lines go through
+            std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+            return read;
+        }
+    }
+}

@@ -57,8 +57,9 @@ pub struct ScaleArgs {
     /// Board side, 1 to 32.
     #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     pub n: usize,
-    /// Thread counts, e.g. 1,2,4 (default: 1, 2, 4, ... up to all logical CPUs).
-    #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, env = "NQUEENS_THREADS", allow_negative_numbers = true)]
+    /// Thread counts, e.g. 1,2,4 (default: NQUEENS_THREADS where set, else 1, 2, 4, ... up
+    /// to all logical CPUs).
+    #[arg(short, long, value_delimiter = ',', value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<Vec<usize>>,
     /// Timed runs per thread count.
     #[arg(long, default_value_t = NonZeroU32::new(3).unwrap(), value_parser = whole(NonZeroU32::MIN, NonZeroU32::MAX), allow_negative_numbers = true)]
@@ -126,6 +127,18 @@ pub enum ScaleFormat {
 }
 
 impl ScaleArgs {
+    /// The thread counts to measure: `--threads`, else `NQUEENS_THREADS` (read by `env`),
+    /// else none named.
+    pub fn threads(
+        &self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Vec<usize>>, Error> {
+        match &self.threads {
+            Some(list) => Ok(Some(list.clone())),
+            None => CountOptions::threads_from_vars(env),
+        }
+    }
+
     /// The count options each run uses (threads are set per run), the race's settings read
     /// by `env` as `count` reads them.
     pub fn options(&self, env: impl Fn(&str) -> Option<String>) -> Result<CountOptions, Error> {
@@ -165,9 +178,30 @@ pub struct MergeArgs {
 /// Flags shared by every command that searches.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
-    /// Worker threads (default: all logical CPUs).
-    #[arg(short, long, env = "NQUEENS_THREADS", value_parser = parse_threads, allow_negative_numbers = true)]
+    /// Worker threads (default: NQUEENS_THREADS where set, else all logical CPUs).
+    #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
+}
+
+impl SearchArgs {
+    /// The worker threads: `--threads`, else `NQUEENS_THREADS` (read by `env`, one count),
+    /// else none named.
+    pub fn threads(&self, env: impl Fn(&str) -> Option<String>) -> Result<Option<usize>, Error> {
+        if self.threads.is_some() {
+            return Ok(self.threads);
+        }
+        match CountOptions::threads_from_vars(env)?.as_deref() {
+            None => Ok(None),
+            Some(&[one]) => Ok(Some(one)),
+            Some(list) => {
+                let list: Vec<String> = list.iter().map(usize::to_string).collect();
+                Err(Error::BadEnv(format!(
+                    "invalid value '{}' for the variable NQUEENS_THREADS: one thread count is allowed here (a list is scale's)",
+                    list.join(",")
+                )))
+            }
+        }
+    }
 }
 
 /// `nqueens count N`.
@@ -237,14 +271,14 @@ pub struct ListArgs {
 }
 
 impl ListArgs {
-    /// The library options these flags ask for.
-    pub fn options(&self) -> ListOptions {
-        ListOptions {
-            threads: self.search.threads,
+    /// The library options these flags ask for, `NQUEENS_THREADS` read by `env`.
+    pub fn options(&self, env: impl Fn(&str) -> Option<String>) -> Result<ListOptions, Error> {
+        Ok(ListOptions {
+            threads: self.search.threads(env)?,
             limit: self.limit,
             unique: self.unique,
             format: self.format,
-        }
+        })
     }
 }
 
@@ -261,6 +295,7 @@ impl CountArgs {
             None => Shard::from_env(&env)?,
         };
         let options = CountOptions {
+            threads: self.search.threads(&env)?,
             race: RaceOptions::from_vars(&env)?,
             ..self.options()
         };
@@ -272,7 +307,8 @@ impl CountArgs {
         })
     }
 
-    /// The library options these flags ask for.
+    /// The library options these flags ask for (the threads as `--threads` names them: the
+    /// variable is read by [`CountArgs::request`]).
     pub fn options(&self) -> CountOptions {
         CountOptions {
             threads: self.search.threads,
@@ -387,4 +423,10 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
             SAVE_EVERY_SECONDS.end()
         )),
     }
+}
+
+/// The environment variable `name` as the process has it: what every command hands the
+/// library, which reads each variable by one rule (set to nothing or spaces, as if unset).
+pub fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }

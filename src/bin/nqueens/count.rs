@@ -4,12 +4,16 @@
 use crate::cli::CountArgs;
 use crate::output::{lock, stdout};
 use crate::progress::Progress;
-use crate::signals::{exit_on_signal, interrupt_flag, interrupted_code, say_interrupted};
+use crate::signals::{
+    exit_on_signal, interrupt_flag, interrupted_code, say_interrupted, FirstSignal,
+};
 use anyhow::Result;
 use nqueens::export::count::{plain_line, stats_line, CountRecord};
 use nqueens::{run, DeviceRace, Error, Hooks, RunRequest};
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// Runs `nqueens count` with `args`; the exit code says how it ended.
 pub fn count(args: &CountArgs) -> Result<ExitCode> {
@@ -26,8 +30,23 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
             path.display()
         )
     });
-    let cancel = interrupt_flag(again)?;
-    let request = args.request(|name| std::env::var(name).ok())?;
+    // until a subtask finishes, the checkpoint holds all there is: a stop ends the process
+    // at once (planning N = 27 polls the stop only every 0.1 s or so), between two saves
+    let finished = Arc::new(AtomicUsize::new(0));
+    let first = args.checkpoint.clone().filter(|_| saves).map(|path| {
+        let finished = finished.clone();
+        Box::new(move || {
+            Hooks::between_saves(|| {
+                // (the first report is the resumed subtasks, before any is counted)
+                if finished.load(Ordering::SeqCst) <= 1 {
+                    say_interrupted(&stopped_before_counting(&path));
+                    std::process::exit(interrupted_code().into());
+                }
+            })
+        }) as FirstSignal
+    });
+    let cancel = interrupt_flag(again, first)?;
+    let request = args.request(crate::cli::var)?;
     let chosen_shard = Some(request.shard).filter(|s| s.count > 1);
     if args.dry_run {
         // a signal has ended it at once (N = 27's plan takes seconds)
@@ -35,6 +54,7 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     }
     let bar = Progress::new(args.progress);
     let report = |done: usize, of: usize| {
+        finished.fetch_add(1, Ordering::SeqCst);
         if let Some(bar) = &bar {
             bar.update(done, of);
         }
@@ -60,13 +80,15 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     // thousands of threads on a few cores take longer than the contract's 100 ms. So the
     // process ends as soon as nothing is left to save: at once without a checkpoint, and
     // right after the save that follows the stop with one.
-    // what the race measured, said as soon as it is decided (a stop may come before the end)
-    let raced = std::sync::Mutex::new(None);
-    let on_race = |race: &DeviceRace| {
-        let line = race.describe();
+    // how the plan was chosen, said before the count (a shard switched to d4 for want of
+    // memory runs minutes), and what the race measured as soon as it is decided (a stop may
+    // come before the end): each note once
+    let said = std::sync::Mutex::new(Vec::new());
+    let say_note = |line: &str| {
         say!("nqueens: note: {line}");
-        *lock(&raced) = Some(line);
+        lock(&said).push(line.to_string());
     };
+    let on_race = |race: &DeviceRace| say_note(&race.describe());
     let end_now = || {
         say_interrupted(&interrupted);
         std::process::exit(interrupted_code().into());
@@ -77,6 +99,7 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
         on_save_error: Some(&save_failed),
         on_stop_saved: Some(&end_now),
         on_race: Some(&on_race),
+        on_plan: Some(&say_note),
     };
     let outcome = run(&request, &hooks);
     if let Some(bar) = &bar {
@@ -84,12 +107,9 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     }
     let outcome = match outcome {
         Err(Error::Interrupted) => {
-            // stopped while the plan was made, before the checkpoint's first save
-            let unsaved = args.checkpoint.as_ref().is_some_and(|p| !p.exists());
-            if unsaved {
-                say_interrupted("nqueens: interrupted before the count began: nothing to save");
-            } else {
-                say_interrupted(&interrupted);
+            match &args.checkpoint {
+                Some(path) => say_interrupted(&stopped_before_counting(path)),
+                None => say_interrupted(&interrupted),
             }
             return Ok(ExitCode::from(interrupted_code()));
         }
@@ -114,8 +134,8 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     if let Some(e) = &outcome.save_error {
         say!("nqueens: {e}; the total above is complete, the checkpoint is older than it");
     }
-    let said = lock(&raced).take();
-    for note in counts.notes.iter().filter(|&n| Some(n) != said.as_ref()) {
+    let said = lock(&said);
+    for note in counts.notes.iter().filter(|&n| !said.contains(n)) {
         say!("nqueens: note: {note}");
     }
     if args.stats {
@@ -124,9 +144,21 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What a run with the checkpoint `path` says when stopped before it counted anything new:
+/// the file holds what an earlier run saved, or nothing was saved yet.
+fn stopped_before_counting(path: &std::path::Path) -> String {
+    match path.exists() {
+        true => format!(
+            "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
+            path.display()
+        ),
+        false => "nqueens: interrupted before the count began: nothing to save".into(),
+    }
+}
+
 /// `count --dry-run`: what the count would run, from the same resolution as the count itself.
 fn dry_run(request: &RunRequest) -> Result<ExitCode> {
-    let plan = request.plan()?;
+    let (plan, notes) = request.plan()?;
     let shard = request.shard;
     let mut out = stdout();
     writeln!(
@@ -140,5 +172,8 @@ fn dry_run(request: &RunRequest) -> Result<ExitCode> {
         shard.len(plan.len()),
     )?;
     out.flush()?;
+    for note in notes {
+        say!("nqueens: note: {note}");
+    }
     Ok(ExitCode::SUCCESS)
 }

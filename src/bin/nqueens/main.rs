@@ -75,10 +75,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     // a stop ends the measurement: what was measured is printed, then the signal's exit code
-    let stop = interrupt_flag(Some("nqueens: interrupted again: ended at once".into()))?;
+    let stop = interrupt_flag(
+        Some("nqueens: interrupted again: ended at once".into()),
+        None,
+    )?;
     let asked = args
-        .threads
-        .clone()
+        .threads(crate::cli::var)?
         .unwrap_or_else(|| scale::default_threads(num_cpus::get()));
     let (threads, added) = scale::thread_list(&asked);
     if added {
@@ -87,7 +89,7 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     if let Some(path) = &args.plot {
         plot::check_writable(path)?;
     }
-    let options = args.options(|name| std::env::var(name).ok())?;
+    let options = args.options(crate::cli::var)?;
     let report = scale::measure(
         args.n,
         &options,
@@ -153,7 +155,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode> {
     let merged = nqueens::merge(&records, &options)?;
     if let Some(k) = args.verify {
         let opts = nqueens::CountOptions {
-            threads: args.search.threads,
+            threads: args.search.threads(crate::cli::var)?,
             ..Default::default()
         };
         let seed = std::time::SystemTime::now()
@@ -208,7 +210,7 @@ fn shard_ranges(ranges: &[[usize; 2]]) -> String {
 
 fn list(args: &ListArgs) -> Result<ExitCode> {
     exit_on_signal()?;
-    let opts = args.options();
+    let opts = args.options(crate::cli::var)?;
     let lister = Lister::new(args.n, &opts)?;
     let mut out = BufWriter::with_capacity(1 << 16, stdout());
     let written = lister.write_to(&mut out)?;

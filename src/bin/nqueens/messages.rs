@@ -48,20 +48,6 @@ fn usage_line(e: &clap::Error) -> String {
     let text = e.to_string();
     let first = text.lines().next().unwrap_or("invalid arguments");
     let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    // a value that came from NQUEENS_THREADS (not from -t) is named by the variable
-    let bad_value = strings(ContextKind::InvalidValue);
-    let from_env = std::env::var("NQUEENS_THREADS").ok().filter(|v| {
-        let on_the_line = std::env::args()
-            .skip(1)
-            .any(|a| a.starts_with("-t") || a.starts_with("--threads"));
-        !on_the_line && bad_value.as_deref() == Some(v.as_str())
-    });
-    if let (Some(value), Some(why)) = (
-        from_env,
-        line.split_once("': ").map(|(_, why)| why.to_string()),
-    ) {
-        line = format!("invalid value '{value}' for the variable NQUEENS_THREADS: {why}");
-    }
     if e.kind() == ErrorKind::MissingRequiredArgument {
         if let Some(missing) = strings(ContextKind::InvalidArg) {
             line = format!("missing required argument {missing}");
@@ -107,8 +93,8 @@ pub fn report_error(e: &anyhow::Error) -> ExitCode {
 pub fn error_line(e: &nqueens::Error) -> String {
     use nqueens::Error as E;
     match e {
-        E::KernelUnavailable { kernel, why } => {
-            format!("--kernel {kernel}: {why}; use --kernel auto or scalar")
+        E::KernelUnavailable { kernel, why, usable } => {
+            format!("--kernel {kernel}: {why}; use --kernel {usable}")
         }
         E::ZeroThreads | E::TooManyThreads { .. } => format!("--threads: {e}"),
         E::BadSplitDepth { .. } | E::TooManySubtasks { .. } => format!("--split-depth: {e}"),

@@ -61,22 +61,36 @@ fn came_early() -> bool {
 /// saying `again` (it ended silently before: a user could not tell whether the save after
 /// the first was made).
 /// `None`: the caller ends the process at the first signal itself ([`exit_on_signal`]), and
-/// no thread waits for a second.
-pub fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
+/// no thread waits for a second. `first` is called at the first signal, once the flag is
+/// set (and may end the process: a run with nothing to save yet).
+pub fn interrupt_flag(
+    again: Option<String>,
+    first: Option<FirstSignal>,
+) -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
     {
         for (signal, _) in STOP_SIGNALS {
             signal_hook::flag::register(signal, flag.clone())?;
         }
-        if came_early() {
+        let early = came_early();
+        if early {
             flag.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         if let Some(again) = again {
             let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS.map(|(s, _)| s))?;
             std::thread::spawn(move || {
-                // the first is the run's to act on; the second ends the process
-                if signals.forever().nth(1).is_some() {
+                // the first is the run's to act on (and `first`'s); the second ends the process
+                let mut seen = usize::from(early);
+                if early {
+                    first.iter().for_each(|f| f());
+                }
+                for _ in signals.forever() {
+                    seen += 1;
+                    if seen == 1 {
+                        first.iter().for_each(|f| f());
+                        continue;
+                    }
                     say_interrupted(&again);
                     std::process::exit(interrupted_code().into());
                 }
@@ -84,9 +98,12 @@ pub fn interrupt_flag(again: Option<String>) -> Result<Arc<AtomicBool>> {
         }
     }
     #[cfg(not(unix))]
-    let _ = again;
+    let _ = (again, first);
     Ok(flag)
 }
+
+/// What [`interrupt_flag`] calls at the first stop signal.
+pub type FirstSignal = Box<dyn Fn() + Send>;
 
 /// Says `message` once per process: the thread that handles a signal and the run that saw
 /// the stop may both get here, and whichever is second waits until the first has written it
