@@ -124,7 +124,7 @@ pub enum Error {
         why: &'static str,
         /// The kernels this engine runs on this CPU, as a person lists them (`auto, avx2 or
         /// scalar`).
-        usable: String,
+        usable: &'static str,
     },
     /// A shard that does not exist.
     #[error("invalid shard: {0}")]

@@ -54,9 +54,8 @@ impl PairKernel {
 
     /// The `--kernel` values the quadrant engine takes on this CPU, as a refusal lists them
     /// (its AVX2 loops with AVX-512's additions are asked for as `avx2`).
-    fn usable() -> String {
-        let vector = (PairKernel::best() != PairKernel::Scalar).then_some("avx2");
-        crate::kernel::usable(vector.into_iter().chain(["scalar"]))
+    fn usable() -> &'static str {
+        crate::kernel::usable(false, PairKernel::best() != PairKernel::Scalar)
     }
 
     /// The fastest loops this CPU runs.
