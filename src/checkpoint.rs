@@ -29,7 +29,7 @@ const FORMAT: &str = "nqueens-checkpoint";
 /// the plan digest).
 ///
 /// A format constant: no example, it is only read.
-pub const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 /// Symbolic links followed before giving up (as the kernel's own limit).
 const MAX_LINKS: usize = 40;
 

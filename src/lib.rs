@@ -60,7 +60,7 @@ mod symmetry;
 
 pub use adapter::Adapter;
 pub use board::MAX_N;
-pub use checkpoint::{Part, RunIdentity, FORMAT_VERSION as CHECKPOINT_FORMAT_VERSION};
+pub use checkpoint::{Part, RunIdentity};
 pub use counts::Counts;
 pub use device::DeviceChoice;
 pub use device::{gpu_adapters, probe_gpu};
