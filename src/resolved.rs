@@ -179,14 +179,7 @@ pub(crate) fn resolve(
         (auto.devices, auto.race)
     } else {
         let devices = choose_devices(n, opts.device, opts.gpus.as_deref(), cpu_only)?;
-        if let Some(chose) = context.raced {
-            let side = if devices.has_gpu() { "GPU" } else { "CPU" };
-            notes.push(format!(
-                "device {}: the race when this run began chose the {}; counted on the {side}, as asked",
-                opts.device.name(),
-                chose.name().to_uppercase()
-            ));
-        }
+        notes.extend(race_not_taken(opts.device, context.raced, &devices));
         (devices, None)
     };
     let quadrant_would = quadrant_applies && !devices.has_gpu();
@@ -309,6 +302,23 @@ fn auto_devices(
         devices,
         race: None,
         note,
+    })
+}
+
+/// The note of a resumed run whose race chose `raced`, where a device was named (`device`,
+/// not `auto`): the race's choice is not taken, the count runs on `devices`.
+fn race_not_taken(
+    device: DeviceChoice,
+    raced: Option<DeviceChoice>,
+    devices: &Devices,
+) -> Option<String> {
+    let side = if devices.has_gpu() { "GPU" } else { "CPU" };
+    raced.map(|chose| {
+        format!(
+            "device {}: the race when this run began chose the {}; counted on the {side}, as asked",
+            device.name(),
+            chose.name().to_uppercase()
+        )
     })
 }
 

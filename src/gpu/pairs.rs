@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::gpu::batch::{PairBatch, Sums, WordParts, HINT_EVERY, REACH_AT_WORDS, SUM_WORDS};
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
-use crate::gpu::upload::{entry, le_bytes};
+use crate::gpu::upload::{entry, le_bytes, write_raw, write_rebased};
 use crate::quadrant::{
     Made, PairWork, CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS,
 };
@@ -653,7 +653,7 @@ impl<'a, T> PairQueue<'a, T> {
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         let to = (&mut view, (at - from) as usize);
         match &work.signing {
-            Some(signing) => write_raw(to, signing.raw_words()),
+            Some(signing) => write_raw::<RAW_WORDS>(to, signing.raw_words()),
             None => write_rebased(
                 to,
                 &work.patterns,
@@ -872,52 +872,4 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
     }
     slot.words.host.unmap();
     Ok(())
-}
-
-/// Writes the patterns `raw` ([`RAW_WORDS`] each) into `to` from byte `at` on as the GPU
-/// reads them, a stretch at a time as [`write_rebased`] does.
-fn write_raw(
-    (to, mut at): (&mut wgpu::BufferViewMut, usize),
-    raw: impl Iterator<Item = [u32; RAW_WORDS]>,
-) {
-    const STRETCH: usize = 256;
-    let mut stretch = [[0u32; RAW_WORDS]; STRETCH];
-    let mut held = 0;
-    let mut flush = |stretch: &[[u32; RAW_WORDS]], at: &mut usize| {
-        let bytes = le_bytes(stretch.as_flattened());
-        (to.slice(*at..*at + bytes.len())).copy_from_slice(&bytes);
-        *at += bytes.len();
-    };
-    for words in raw {
-        stretch[held] = words;
-        held += 1;
-        if held == STRETCH {
-            flush(&stretch, &mut at);
-            held = 0;
-        }
-    }
-    flush(&stretch[..held], &mut at);
-}
-
-/// Writes the patterns' `words`, `per` a pattern, into `to` from byte `at` on as the GPU
-/// reads them, each pattern's signature (its last word) moved by `base`: a stretch at a time rebased in a
-/// buffer of the CPU's own, then copied whole (the upload may be memory the CPU reads
-/// slowly, and a word at a time was a call to memcpy each).
-fn write_rebased(
-    (to, at): (&mut wgpu::BufferViewMut, usize),
-    words: &[u32],
-    per: usize,
-    base: u32,
-) {
-    // (a multiple of every pattern's words: 3 and 5)
-    const STRETCH: usize = 15 * 64;
-    debug_assert_eq!(STRETCH % per, 0);
-    let mut stretch = [0u32; STRETCH];
-    for (k, from) in words.chunks(STRETCH).enumerate() {
-        let stretch = &mut stretch[..from.len()];
-        stretch.copy_from_slice(from);
-        (stretch.iter_mut().skip(per - 1).step_by(per)).for_each(|s| *s += base);
-        let at = at + 4 * STRETCH * k;
-        (to.slice(at..at + 4 * from.len())).copy_from_slice(&le_bytes(stretch));
-    }
 }

@@ -41,6 +41,54 @@ pub(crate) fn words_buffer(
     })
 }
 
+/// Writes the patterns `raw` (`W` words each) into `to` from byte `at` on as the GPU reads
+/// them, a stretch at a time as [`write_rebased`] does.
+pub(crate) fn write_raw<const W: usize>(
+    (to, mut at): (&mut wgpu::BufferViewMut, usize),
+    raw: impl Iterator<Item = [u32; W]>,
+) {
+    const STRETCH: usize = 256;
+    let mut stretch = [[0u32; W]; STRETCH];
+    let mut held = 0;
+    let mut flush = |stretch: &[[u32; W]], at: &mut usize| {
+        let bytes = le_bytes(stretch.as_flattened());
+        (to.slice(*at..*at + bytes.len())).copy_from_slice(&bytes);
+        *at += bytes.len();
+    };
+    for words in raw {
+        stretch[held] = words;
+        held += 1;
+        if held == STRETCH {
+            flush(&stretch, &mut at);
+            held = 0;
+        }
+    }
+    flush(&stretch[..held], &mut at);
+}
+
+/// Writes the patterns' `words`, `per` a pattern, into `to` from byte `at` on as the GPU
+/// reads them, each pattern's signature (its last word) moved by `base`: a stretch at a time rebased in a
+/// buffer of the CPU's own, then copied whole (the upload may be memory the CPU reads
+/// slowly, and a word at a time was a call to memcpy each).
+pub(crate) fn write_rebased(
+    (to, at): (&mut wgpu::BufferViewMut, usize),
+    words: &[u32],
+    per: usize,
+    base: u32,
+) {
+    // (a multiple of every pattern's words: 3 and 5)
+    const STRETCH: usize = 15 * 64;
+    debug_assert_eq!(STRETCH % per, 0);
+    let mut stretch = [0u32; STRETCH];
+    for (k, from) in words.chunks(STRETCH).enumerate() {
+        let stretch = &mut stretch[..from.len()];
+        stretch.copy_from_slice(from);
+        (stretch.iter_mut().skip(per - 1).step_by(per)).for_each(|s| *s += base);
+        let at = at + 4 * STRETCH * k;
+        (to.slice(at..at + 4 * from.len())).copy_from_slice(&le_bytes(stretch));
+    }
+}
+
 /// `buffer`, whole, at `binding`.
 pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {

@@ -9,43 +9,15 @@ use crate::signals::{
 };
 use anyhow::Result;
 use nqueens::export::count::{plain_line, stats_line, CountRecord};
-use nqueens::{run, DeviceRace, Error, Hooks, RunRequest};
+use nqueens::{run, DeviceRace, Error, Hooks, RunOutcome, RunRequest, Shard};
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Runs `nqueens count` with `args`; the exit code says how it ended.
 pub fn count(args: &CountArgs) -> Result<ExitCode> {
-    // signals first: a SIGTERM while threads start or the plan is built is not lost. With
-    // nothing to save (no checkpoint, or a dry run) the first one ends the process at once;
-    // otherwise it stops the run, which saves, and a second one ends the process
-    let saves = args.checkpoint.is_some() && !args.dry_run;
-    if !saves {
-        exit_on_signal()?;
-    }
-    let again = args.checkpoint.as_ref().filter(|_| saves).map(|path| {
-        format!(
-            "nqueens: interrupted again: ended at once, without the save that follows a stop; {} holds the save before it: run the same command to resume",
-            path.display()
-        )
-    });
-    // until a subtask finishes, the checkpoint holds all there is: a stop ends the process
-    // at once (planning N = 27 polls the stop only every 0.1 s or so), between two saves
-    let finished = Arc::new(AtomicUsize::new(0));
-    let first = args.checkpoint.clone().filter(|_| saves).map(|path| {
-        let finished = finished.clone();
-        Box::new(move || {
-            Hooks::between_saves(|| {
-                // (the first report is the resumed subtasks, before any is counted)
-                if finished.load(Ordering::SeqCst) <= 1 {
-                    say_interrupted(&stopped_before_counting(&path));
-                    std::process::exit(interrupted_code().into());
-                }
-            })
-        }) as FirstSignal
-    });
-    let cancel = interrupt_flag(again, first)?;
+    let (cancel, finished) = stop_on_signals(args)?;
     let request = args.request(crate::cli::var)?;
     let chosen_shard = Some(request.shard).filter(|s| s.count > 1);
     if args.dry_run {
@@ -70,10 +42,7 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
         }
     };
     let interrupted = match &args.checkpoint {
-        Some(path) => format!(
-            "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
-            path.display()
-        ),
+        Some(path) => stopped_and_saved(path),
         None => "nqueens: interrupted".into(),
     };
     // Stopped, a run waits for its workers to leave their subtasks: microseconds each, but
@@ -119,10 +88,55 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
         }
         other => other?,
     };
+    let said = lock(&said);
+    say_outcome(args, &outcome, chosen_shard, &said)
+}
+
+/// The stop signals' handling, set first (a SIGTERM while threads start or the plan is built
+/// is not lost): the run's stop flag, and the count of its progress reports. With nothing
+/// to save (no checkpoint, or a dry run) the first signal ends the process at once;
+/// otherwise it stops the run, which saves, and a second one ends the process.
+fn stop_on_signals(args: &CountArgs) -> Result<(Arc<AtomicBool>, Arc<AtomicUsize>)> {
+    let saves = args.checkpoint.is_some() && !args.dry_run;
+    if !saves {
+        exit_on_signal()?;
+    }
+    let again = args.checkpoint.as_ref().filter(|_| saves).map(|path| {
+        format!(
+            "nqueens: interrupted again: ended at once, without the save that follows a stop; {} holds the save before it: run the same command to resume",
+            path.display()
+        )
+    });
+    // until a subtask finishes, the checkpoint holds all there is: a stop ends the process
+    // at once (planning N = 27 polls the stop only every 0.1 s or so), between two saves
+    let finished = Arc::new(AtomicUsize::new(0));
+    let first = args.checkpoint.clone().filter(|_| saves).map(|path| {
+        let finished = finished.clone();
+        Box::new(move || {
+            Hooks::between_saves(|| {
+                // (the first report is the resumed subtasks, before any is counted)
+                if finished.load(Ordering::SeqCst) <= 1 {
+                    say_interrupted(&stopped_before_counting(&path));
+                    std::process::exit(interrupted_code().into());
+                }
+            })
+        }) as FirstSignal
+    });
+    Ok((interrupt_flag(again, first)?, finished))
+}
+
+/// Prints what a finished run counted (stdout) and what it has to say (stderr: the shard's
+/// partial total, a last save that failed, the notes not said yet (`said`), `--stats`).
+fn say_outcome(
+    args: &CountArgs,
+    outcome: &RunOutcome,
+    chosen_shard: Option<Shard>,
+    said: &[String],
+) -> Result<ExitCode> {
     let counts = &outcome.counts;
     let mut out = stdout();
     if args.json {
-        let record = CountRecord::from_run(&outcome, chosen_shard.is_some());
+        let record = CountRecord::from_run(outcome, chosen_shard.is_some());
         writeln!(out, "{}", record.to_json())?;
     } else {
         writeln!(out, "{}", plain_line(counts.total, counts.unique))?;
@@ -134,7 +148,6 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
     if let Some(e) = &outcome.save_error {
         say!("nqueens: {e}; the total above is complete, the checkpoint is older than it");
     }
-    let said = lock(&said);
     for note in counts.notes.iter().filter(|&n| !said.contains(n)) {
         say!("nqueens: note: {note}");
     }
@@ -148,12 +161,18 @@ pub fn count(args: &CountArgs) -> Result<ExitCode> {
 /// the file holds what an earlier run saved, or nothing was saved yet.
 fn stopped_before_counting(path: &std::path::Path) -> String {
     match path.exists() {
-        true => format!(
-            "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
-            path.display()
-        ),
+        true => stopped_and_saved(path),
         false => "nqueens: interrupted before the count began: nothing to save".into(),
     }
+}
+
+/// What a run with the checkpoint `path` says when stopped once its finished subtasks are
+/// saved there.
+fn stopped_and_saved(path: &std::path::Path) -> String {
+    format!(
+        "nqueens: interrupted; finished subtasks are saved in {}: run the same command to resume",
+        path.display()
+    )
 }
 
 /// `count --dry-run`: what the count would run, from the same resolution as the count itself.
