@@ -202,11 +202,16 @@ pub struct Checkpoint {
 /// Held while a checkpoint of this process is written ([`Checkpoint::save`]).
 static SAVING: Mutex<()> = Mutex::new(());
 
-/// Runs `f` while no checkpoint of this process is being written: a process ended in `f`
-/// ends between two saves, never in one (which would leave its temporary file behind).
-pub(crate) fn between_saves<T>(f: impl FnOnce() -> T) -> T {
-    let _no_save = lock(&SAVING);
-    f()
+/// Runs `f` where no checkpoint of this process is being written at this moment, holding
+/// saves off while it runs (`None`, `f` not run, where one is): a process ended in `f` ends
+/// between two saves, never in one (which would leave its temporary file behind).
+pub(crate) fn between_saves<T>(f: impl FnOnce() -> T) -> Option<T> {
+    let _no_save = match SAVING.try_lock() {
+        Ok(held) => held,
+        Err(std::sync::TryLockError::Poisoned(held)) => held.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    Some(f())
 }
 
 impl Checkpoint {

@@ -53,15 +53,18 @@ pub struct Hooks<'a> {
 }
 
 impl Hooks<'_> {
-    /// Runs `f` while no run of this process is writing its checkpoint: a program that must
-    /// end at once (a stop before anything new was counted, with nothing to save) ends in
-    /// `f`, between two saves, never in the middle of one.
+    /// Runs `f` where no run of this process is writing its checkpoint at this moment, the
+    /// saves held off while it runs (`None`, `f` not run, where one is: a save is never
+    /// waited for, it may hang on a slow disk): a program that must end at once (a stop
+    /// before anything new was counted, with nothing to save) ends in `f`, between two
+    /// saves, never in the middle of one; where a save was under way, the run's own stop
+    /// (which saves, then ends) is left to end it.
     ///
     /// ```
     /// use nqueens::Hooks;
-    /// assert_eq!(Hooks::between_saves(|| 2 + 2), 4);
+    /// assert_eq!(Hooks::between_saves(|| 2 + 2), Some(4));
     /// ```
-    pub fn between_saves<T>(f: impl FnOnce() -> T) -> T {
+    pub fn between_saves<T>(f: impl FnOnce() -> T) -> Option<T> {
         crate::checkpoint::between_saves(f)
     }
 }

@@ -109,17 +109,18 @@ fn stop_on_signals(args: &CountArgs) -> Result<(Arc<AtomicBool>, Arc<AtomicUsize
     });
     // until a subtask finishes, the checkpoint holds all there is: a stop ends the process
     // at once (planning N = 27 polls the stop only every 0.1 s or so), between two saves
+    // (during one, the run's own stop saves and ends it)
     let finished = Arc::new(AtomicUsize::new(0));
     let first = args.checkpoint.clone().filter(|_| saves).map(|path| {
         let finished = finished.clone();
         Box::new(move || {
-            Hooks::between_saves(|| {
+            let _ = Hooks::between_saves(|| {
                 // (the first report is the resumed subtasks, before any is counted)
                 if finished.load(Ordering::SeqCst) <= 1 {
                     say_interrupted(&stopped_before_counting(&path));
                     std::process::exit(interrupted_code().into());
                 }
-            })
+            });
         }) as FirstSignal
     });
     Ok((interrupt_flag(again, first)?, finished))
