@@ -5,7 +5,7 @@
 ///
 /// ```
 /// // every adapter has a name; lavapipe and WARP are software ones
-/// for a in nqueens::gpu_adapters() {
+/// for a in nqueens::gpu_adapters().unwrap() {
 ///     assert!(!a.name.is_empty());
 /// }
 /// ```

@@ -2,6 +2,7 @@
 //! opened (which ones is decided in [`crate::resolved`]; the GPUs are driven by `gpu`).
 
 use crate::adapter::Adapter;
+use crate::error::Error;
 
 /// Where to count, as asked for.
 ///
@@ -103,21 +104,22 @@ pub fn probe_gpu() -> Option<String> {
 }
 
 /// The machine's GPU adapters, numbered for `--gpus` (none in a build without the gpu
-/// feature).
+/// feature); an error where an address-space limit (`ulimit -v`) leaves too little room to
+/// load the drivers that list them.
 ///
 /// ```
 /// // every adapter has a name; lavapipe and WARP are software ones
-/// for a in nqueens::gpu_adapters() {
+/// for a in nqueens::gpu_adapters().unwrap() {
 ///     assert!(!a.name.is_empty());
 /// }
 /// ```
-pub fn gpu_adapters() -> Vec<Adapter> {
+pub fn gpu_adapters() -> Result<Vec<Adapter>, Error> {
     #[cfg(feature = "gpu")]
     {
         crate::gpu::adapters()
     }
     #[cfg(not(feature = "gpu"))]
     {
-        Vec::new()
+        Ok(Vec::new())
     }
 }

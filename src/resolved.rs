@@ -334,7 +334,10 @@ fn refused_note() -> Option<String> {
 fn why_no_gpu(software: bool) -> String {
     #[cfg(feature = "gpu")]
     {
-        let adapters = crate::gpu::adapters();
+        let adapters = match crate::gpu::adapters() {
+            Ok(adapters) => adapters,
+            Err(e) => return e.to_string(),
+        };
         let names: Vec<&str> = adapters.iter().map(|a| a.name.as_str()).collect();
         let names = names.join(", ");
         if adapters.is_empty() {

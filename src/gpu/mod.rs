@@ -73,11 +73,17 @@ struct Listed {
     adapters: Vec<wgpu::Adapter>,
 }
 
+/// The adapters, once listed.
+static LISTED: OnceLock<Listed> = OnceLock::new();
+
 /// The machine's adapters, listed once per process: those of the first backend that has
 /// any (Vulkan, then Metal, then DX12), so that a GPU seen by two backends is listed once.
-fn listed() -> &'static Listed {
-    static LISTED: OnceLock<Listed> = OnceLock::new();
-    LISTED.get_or_init(|| {
+/// Refused where the address space has no room to list them ([`room`]).
+fn listed() -> Result<&'static Listed, Error> {
+    if LISTED.get().is_none() {
+        room::to_list()?;
+    }
+    Ok(LISTED.get_or_init(|| {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
@@ -93,14 +99,13 @@ fn listed() -> &'static Listed {
             .filter(|a| Some(a.get_info().backend) == backend)
             .collect();
         Listed { adapters }
-    })
+    }))
 }
 
 /// The adapters `--device gpu` can use, in the order `--gpus` numbers them.
-pub fn adapters() -> Vec<Adapter> {
-    listed()
-        .adapters
-        .iter()
+pub fn adapters() -> Result<Vec<Adapter>, Error> {
+    let listed = listed()?.adapters.iter();
+    Ok(listed
         .enumerate()
         .map(|(index, a)| {
             let info = a.get_info();
@@ -110,7 +115,7 @@ pub fn adapters() -> Vec<Adapter> {
                 software: info.device_type == wgpu::DeviceType::Cpu,
             }
         })
-        .collect()
+        .collect())
 }
 
 /// An opened device on one adapter, with its two kernels compiled.
@@ -168,7 +173,7 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
             || (),
         ))?;
     }
-    let known = adapters();
+    let known = adapters()?;
     let chosen: Vec<usize> = match indices {
         Some(list) => {
             if let Some(&bad) = list.iter().find(|&&i| i >= known.len()) {
@@ -210,7 +215,7 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
             Some((_, gpu)) => gpu.clone(),
             None => {
                 refusing_for_auto(room::within("opening the GPU ", room::to_open(), || ()))?;
-                let gpu = Gpu::open(&listed().adapters[index])?;
+                let gpu = Gpu::open(&listed()?.adapters[index])?;
                 // once per device and process: a device that fails is not kept, and `auto`
                 // (which goes on without it) says why
                 refusing_for_auto(gpu.earn_trust())?;
@@ -754,7 +759,7 @@ pub(crate) fn test_gpus() -> Option<Vec<Arc<Gpu>>> {
 #[cfg(test)]
 pub(crate) fn test_gpu_without(features: wgpu::Features) -> Option<Gpu> {
     let gpus = test_gpus()?;
-    let adapter = (listed().adapters.iter())
+    let adapter = (listed().expect("listed above").adapters.iter())
         .find(|a| a.get_info() == gpus[0].info)
         .expect("the test GPU is listed");
     Some(Gpu::open_with(adapter, adapter.features() - features).expect("the device opens"))

@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn a_batchs_passes_come_back_timed_in_the_order_run() {
         let Some(gpus) = test_gpus() else { return };
-        let adapter = (listed().adapters.iter())
+        let adapter = (listed().expect("listed above").adapters.iter())
             .find(|a| a.get_info() == gpus[0].info)
             .expect("the test GPU is listed");
         let timestamps = wgpu::Features::TIMESTAMP_QUERY;

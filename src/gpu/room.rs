@@ -41,10 +41,20 @@ pub(super) fn memory_hints() -> wgpu::MemoryHints {
 /// the address-space limit leaves that much, else refuses ([`Error::NoRoom`]). One at a time: two
 /// threads' buffers that each fit alone may not fit together.
 pub(super) fn within<T>(what: &str, bytes: u64, make: impl FnOnce() -> T) -> Result<T, Error> {
+    within_saying(what, bytes, COUNT_ON_THE_CPU, make)
+}
+
+/// [`within`], the refusal ending in `advice`.
+fn within_saying<T>(
+    what: &str,
+    bytes: u64,
+    advice: &str,
+    make: impl FnOnce() -> T,
+) -> Result<T, Error> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _turn = lock(&ONE_AT_A_TIME);
     match address_space_left_now() {
-        Some(left) if left < bytes => Err(short(what, bytes, left)),
+        Some(left) if left < bytes => Err(short(what, bytes, left, advice)),
         _ => Ok(make()),
     }
 }
@@ -61,10 +71,24 @@ pub(super) fn staging() -> Result<(), Error> {
     within("staging a batch's parameters on the GPU ", BLOCK, || ())
 }
 
-/// The refusal of `what`, which takes `bytes` where `left` are left.
-fn short(what: &str, bytes: u64, left: u64) -> Error {
+/// Room to list the adapters (`nqueens devices` too, which counts nothing: its refusal says
+/// only to raise the limit).
+pub(super) fn to_list() -> Result<(), Error> {
+    within_saying(
+        "listing the GPU adapters ",
+        TO_LIST,
+        "raise the limit",
+        || (),
+    )
+}
+
+/// What a refusal says to do where a count could go on without the GPU.
+const COUNT_ON_THE_CPU: &str = "raise the limit, or count with --device cpu";
+
+/// The refusal of `what`, which takes `bytes` where `left` are left, saying `advice`.
+fn short(what: &str, bytes: u64, left: u64, advice: &str) -> Error {
     Error::NoRoom(format!(
-        "{what}takes up to {} of address space, and this process's limit (ulimit -v) leaves {}: raise the limit, or count with --device cpu",
+        "{what}takes up to {} of address space, and this process's limit (ulimit -v) leaves {}: {advice}",
         Bytes(bytes),
         Bytes(left)
     ))
@@ -74,7 +98,8 @@ fn short(what: &str, bytes: u64, left: u64) -> Error {
 mod tests {
     #[test]
     fn a_refusal_names_what_it_could_not_have_and_what_to_do() {
-        let line = super::short("opening the GPU ", 600 << 20, 57 << 20).to_string();
+        let advice = super::COUNT_ON_THE_CPU;
+        let line = super::short("opening the GPU ", 600 << 20, 57 << 20, advice).to_string();
         assert!(
             line.contains("opening the GPU takes up to 600 MiB"),
             "{line}"

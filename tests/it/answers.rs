@@ -72,6 +72,16 @@ fn the_gpu_path_under_an_address_space_limit_counts_or_says_what_did_not_fit() {
     }
     // the limits that leave room count on the GPU
     assert!(counted >= 8, "only {counted} of the runs counted");
+    // listing the adapters alone aborted in wgpu at 300 MB
+    for mb in [150, 300, 600] {
+        let out = limited(mb * 1000, "devices", &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => assert!(!out.stdout.is_empty(), "devices under {mb} MB"),
+            Some(1) => assert!(err.trim().ends_with("raise the limit"), "{mb} MB: {err}"),
+            other => panic!("devices under {mb} MB ended by {other:?}: {err}"),
+        }
+    }
 }
 
 /// Item 1: the race that chose the GPU, under a limit its later buffers do not fit, counts

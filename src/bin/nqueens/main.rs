@@ -49,7 +49,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Scale(args) => scale(&args),
         Command::Devices => {
             let mut out = stdout();
-            for a in nqueens::gpu_adapters() {
+            for a in nqueens::gpu_adapters()? {
                 let kind = if a.software { "software" } else { "gpu" };
                 writeln!(out, "{} {kind} {}", a.index, a.name)?;
             }
