@@ -199,19 +199,10 @@ unsafe fn run_avx512<L: Leaf>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> O
 /// of one lane).
 #[inline(always)]
 unsafe fn run<L: Leaf, V: Lanes>(buf: &mut Buffers, task: &Task, leaf: &mut L) -> Outcome {
-    let Task {
-        start,
-        prefix,
-        stop,
-    } = *task;
-    let Start {
-        n,
-        masks,
-        row: start_row,
-        attacks,
-    } = start;
+    let (start, prefix, stop) = (task.start, task.prefix, task.stop);
+    let (n, masks, start_row) = (start.n, start.masks, start.row);
     let full = crate::board::full_mask(n) as u32;
-    if !buf.push_root(masks, start_row, attacks, full) {
+    if !buf.push_root(masks, start_row, start.attacks, full) {
         return Outcome::Done { nodes: 0 };
     }
     // bit r set: row r has pending nodes / at least a vector of them
@@ -271,36 +262,12 @@ unsafe fn run<L: Leaf, V: Lanes>(buf: &mut Buffers, task: &Task, leaf: &mut L) -
                 let l2 = l.or(bit).shr1();
                 let mut free2 = c2.or(r2).or(l2).and_not(allowed);
                 if must_row {
-                    // one must column missing: this row must take it; two or more: dead
-                    let missing = c2.and_not(V::splat(masks.must as u32));
-                    let none = missing.zero_lanes();
-                    let at_most_one = missing.and(missing.sub(V::splat(1))).zero_lanes();
-                    free2 = free2.and(missing.or(none)).and(at_most_one);
+                    free2 = within_must(free2, c2, masks.must as u32);
                 }
                 if last_rows {
-                    // rows n-2 and n-1: two columns u < v are left; try u then v on row n-2
-                    let open = c2.and_not(board);
-                    let u = open.lowest();
-                    let v = open.xor(u);
-                    for (here, there) in [(u, v), (v, u)] {
-                        let placed = free2.and(here).nonzero_in(lanes);
-                        let r3 = r2.or(here).shl1();
-                        let l3 = l2.or(here).shr1();
-                        let ok = r3.or(l3).and_not(there.and(last_allowed));
-                        let solved = ok.nonzero_in(placed);
-                        nodes += u64::from(placed.count_ones());
-                        if L::NEEDS_BOARD {
-                            if solved != 0 {
-                                let mut lanes_of = [[0u32; 32]; 4];
-                                for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
-                                    v.store(dst.as_mut_ptr());
-                                }
-                                emit_tracked(buf, leaf, prefix, n, row, solved, &lanes_of);
-                            }
-                        } else {
-                            leaf.add_solutions(u64::from(solved.count_ones()));
-                        }
-                    }
+                    let child = [c2, r2, l2, free2, p, bit];
+                    let last = (board, last_allowed);
+                    nodes += last_two_rows(buf, leaf, (prefix, n, row), lanes, child, last);
                     continue;
                 }
                 let push = free2.nonzero_in(lanes);
@@ -310,18 +277,9 @@ unsafe fn run<L: Leaf, V: Lanes>(buf: &mut Buffers, task: &Task, leaf: &mut L) -
                 l2.compress_store(buf.left[next].as_mut_ptr().add(grown), push);
                 free2.compress_store(buf.free[next].as_mut_ptr().add(grown), push);
                 let pushed = push.count_ones() as usize;
-                if L::NEEDS_BOARD && pushed > 0 {
-                    let entry = buf.parent.len();
-                    if entry + pushed > ARENA_CAP {
-                        return Outcome::TooLarge;
-                    }
-                    // `reserve(ARENA_CAP + LANE_SLACK)` made room for a whole vector from
-                    // any `entry <= ARENA_CAP`; `set_len` then keeps only the packed lanes
-                    p.compress_store(buf.parent.as_mut_ptr().add(entry), push);
-                    bit.compress_store(buf.column.as_mut_ptr().add(entry), push);
-                    buf.parent.set_len(entry + pushed);
-                    buf.column.set_len(entry + pushed);
-                    V::iota(entry as u32).store(buf.node[next].as_mut_ptr().add(grown));
+                if L::NEEDS_BOARD && pushed > 0 && !record_parents(buf, (p, bit), push, next, grown)
+                {
+                    return Outcome::TooLarge;
                 }
                 grown += pushed;
             }
@@ -334,6 +292,96 @@ unsafe fn run<L: Leaf, V: Lanes>(buf: &mut Buffers, task: &Task, leaf: &mut L) -
         }
     }
     Outcome::Done { nodes }
+}
+
+/// The free squares `free` of children whose columns are `cols` on the row that must hold
+/// the columns `must`: one must column missing, this row must take it; two or more, none.
+///
+/// # Safety
+/// As [`run`]'s: the lanes' instruction set is this CPU's.
+#[inline(always)]
+unsafe fn within_must<V: Lanes>(free: V, cols: V, must: u32) -> V {
+    // SAFETY: see the function's contract
+    unsafe {
+        let missing = cols.and_not(V::splat(must));
+        let none = missing.zero_lanes();
+        let at_most_one = missing.and(missing.sub(V::splat(1))).zero_lanes();
+        free.and(missing.or(none)).and(at_most_one)
+    }
+}
+
+/// Rows n-2 and n-1 of the children `[cols, right, left, free, parent, bit]` in `lanes`
+/// (their row `row`'s queen just placed): two columns u < v are left, tried u then v on row
+/// n-2 against the last row's mask; solutions go to `leaf`. The nodes placed.
+///
+/// # Safety
+/// As [`run`]'s: called from it with its buffers.
+#[inline(always)]
+unsafe fn last_two_rows<L: Leaf, V: Lanes>(
+    buf: &Buffers,
+    leaf: &mut L,
+    (prefix, n, row): (&[u64; MAX_N], usize, usize),
+    lanes: u32,
+    [c2, r2, l2, free2, p, bit]: [V; 6],
+    (board, last_allowed): (V, V),
+) -> u64 {
+    let mut nodes = 0;
+    // SAFETY: see the function's contract (a lane array holds 32 lanes, every width's)
+    unsafe {
+        let open = c2.and_not(board);
+        let u = open.lowest();
+        let v = open.xor(u);
+        for (here, there) in [(u, v), (v, u)] {
+            let placed = free2.and(here).nonzero_in(lanes);
+            let r3 = r2.or(here).shl1();
+            let l3 = l2.or(here).shr1();
+            let ok = r3.or(l3).and_not(there.and(last_allowed));
+            let solved = ok.nonzero_in(placed);
+            nodes += u64::from(placed.count_ones());
+            if L::NEEDS_BOARD {
+                if solved != 0 {
+                    let mut lanes_of = [[0u32; 32]; 4];
+                    for (dst, v) in lanes_of.iter_mut().zip([p, bit, here, there]) {
+                        v.store(dst.as_mut_ptr());
+                    }
+                    emit_tracked(buf, leaf, prefix, n, row, solved, &lanes_of);
+                }
+            } else {
+                leaf.add_solutions(u64::from(solved.count_ones()));
+            }
+        }
+    }
+    nodes
+}
+
+/// Records the parent and column of the children in `push`, stored at `grown` on row
+/// `next`, in the arena, and points them at their entries: false where the arena is full.
+///
+/// # Safety
+/// As [`run`]'s: `reserve(ARENA_CAP + LANE_SLACK)` made room for a whole vector from any
+/// entry up to [`ARENA_CAP`]; `set_len` then keeps only the packed lanes.
+#[inline(always)]
+unsafe fn record_parents<V: Lanes>(
+    buf: &mut Buffers,
+    (p, bit): (V, V),
+    push: u32,
+    next: usize,
+    grown: usize,
+) -> bool {
+    let pushed = push.count_ones() as usize;
+    let entry = buf.parent.len();
+    if entry + pushed > ARENA_CAP {
+        return false;
+    }
+    // SAFETY: see the function's contract
+    unsafe {
+        p.compress_store(buf.parent.as_mut_ptr().add(entry), push);
+        bit.compress_store(buf.column.as_mut_ptr().add(entry), push);
+        buf.parent.set_len(entry + pushed);
+        buf.column.set_len(entry + pushed);
+        V::iota(entry as u32).store(buf.node[next].as_mut_ptr().add(grown));
+    }
+    true
 }
 
 /// Rebuilds the board of every lane set in `solved` and hands it to `leaf`. `lanes` holds,
