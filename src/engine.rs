@@ -21,7 +21,7 @@ pub enum EngineChoice {
     Mirror,
     /// Full 8-fold symmetry.
     D4,
-    /// Quadrant meet-in-the-middle (totals only, N up to 27).
+    /// Quadrant meet-in-the-middle (totals only, N up to 28).
     Quadrant,
 }
 

@@ -67,7 +67,7 @@ pub enum Error {
         min: usize,
     },
     /// An engine asked for by name on a board too large for it.
-    #[error("engine {} takes N up to {max}, got {n} (use engine auto or d4)", .engine.name())]
+    #[error("engine {} takes N up to {max}, got {n}: a count past it would cost ten million core-hours or more (engine d4 takes it, slower still)", .engine.name())]
     EngineTooLarge {
         /// The engine asked for.
         engine: Engine,

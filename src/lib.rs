@@ -76,7 +76,8 @@ pub use parallel::MAX_THREADS;
 pub use plan::{Plan, Subtask};
 pub use race::{DeviceRace, RaceOptions};
 pub use run::{
-    count, count_completions, count_subtasks, run, Hooks, Progress, RunOutcome, RunRequest,
+    count, count_completions, count_subtasks, run, Estimate, Hooks, Progress, RunOutcome,
+    RunRequest,
 };
 pub use shard::Shard;
 pub use solution::{solutions, Solution, Solutions};

@@ -25,18 +25,18 @@ pub(crate) const CALIBRATION_SHARDS: usize = 100;
 /// GPU cannot gain more than the time itself. `NQUEENS_RACE_MIN_SECONDS` sets another.
 pub(crate) const RACE_MIN_SECONDS: f64 = 30.0;
 
-/// Seconds one core takes to count N = 14.. 27 with the quadrant engine, measured on an AMD
+/// Seconds one core takes to count N = 14.. 28 with the quadrant engine, measured on an AMD
 /// EPYC Zen 5 (AVX-512): whole runs to N = 21, one thread to N = 18, two from N = 19; from
 /// N = 22 extrapolated from shards (docs/benchmarks.md; N = 19..24 remeasured after
-/// the sieve's run lookups, the rest before them). Another CPU is within a factor of about
-/// two: enough to tell a count of seconds from one of minutes.
-const QUADRANT_CORE_SECONDS: [f64; 14] = [
+/// the sieve's run lookups, the rest before them; N = 28 twelve times N = 27's). Another CPU
+/// is within a factor of about two: enough to tell a count of seconds from one of minutes.
+const QUADRANT_CORE_SECONDS: [f64; 15] = [
     0.004, 0.015, 0.076, 0.66, 1.9, 19.0, 66.0, 605.0, 5_300.0, 44_500.0, 9.7e5, 1.3e7, 5.6e8,
-    3.1e9,
+    3.1e9, 3.7e10,
 ];
 
 /// The quadrant engine's expected seconds for an `n`×`n` board on `threads` cores (`None`
-/// outside N = 14..27).
+/// outside N = 14..28).
 pub(crate) fn expected_cpu_seconds(n: usize, threads: usize) -> Option<f64> {
     let core_seconds = QUADRANT_CORE_SECONDS.get(n.checked_sub(14)?)?;
     Some(core_seconds / threads.max(1) as f64)
@@ -236,7 +236,8 @@ mod tests {
         let settings = RaceOptions::default();
         assert!(!settings.worth_racing(19, 16) && !settings.worth_racing(20, 16));
         assert!(settings.worth_racing(21, 16) && settings.worth_racing(20, 2));
-        assert!(!settings.worth_racing(13, 1) && !settings.worth_racing(28, 1));
+        assert!(!settings.worth_racing(13, 1) && !settings.worth_racing(29, 1));
+        assert!(settings.worth_racing(28, 4096));
         let always = RaceOptions::from_vars(|name| {
             (name == "NQUEENS_RACE_MIN_SECONDS").then(|| "0".to_string())
         })

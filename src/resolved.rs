@@ -32,7 +32,8 @@ const AUTO_QUADRANT_MIN_N: usize = 14;
 /// The largest board `auto` counts with the quadrant engine: all it takes. Zen 5, whole runs
 /// extrapolated from shards and units: N = 24 quadrant 600 core-hours against d4's 3,300,
 /// N = 25 3,900 against 26,500, N = 26 150,000–160,000 against 270,000–410,000 (two d4
-/// subtasks) and N = 27 0.8–0.9 million against 2.7–4.4 million (d4 extrapolated).
+/// subtasks) and N = 27 0.8–0.9 million against 2.7–4.4 million (d4 extrapolated); N = 28
+/// as the step before.
 const AUTO_QUADRANT_MAX_N: usize = crate::quadrant::QUADRANT_MAX_N;
 
 /// How a run counts its plan.
@@ -120,7 +121,7 @@ pub(crate) struct Context<'a> {
 ///
 /// The engine `auto` takes: the engine a resumed run recorded (when it is the same run); on a
 /// GPU the full-symmetry engine; on the CPU the quadrant engine where it measured fastest
-/// (N = 14 to 27) if its tables fit the memory limit and it has the kernel asked for, unless
+/// (N = 14 to 28) if its tables fit the memory limit and it has the kernel asked for, unless
 /// fundamental solutions or a split depth are asked for; the full-symmetry engine otherwise
 /// (mirror halving below N = 4).
 ///
@@ -136,7 +137,7 @@ pub(crate) fn resolve(
 ) -> Result<(Plan, Resolved), Error> {
     crate::board::check_n(n)?;
     // the quadrant tables' size, counted once per process, is the slow part of a resolution
-    // (on 2 cores 0.15 s at N = 23, 12 s at N = 27): a stop ends it
+    // (on 2 cores 0.15 s at N = 23, 12 s at N = 27, 21 s at 28): a stop ends it
     let quadrant_may = matches!(opts.engine, EngineChoice::Auto | EngineChoice::Quadrant)
         && n <= crate::quadrant::QUADRANT_MAX_N;
     if quadrant_may && crate::quadrant::tables_bytes_until(n, stop).is_none() {
@@ -458,7 +459,7 @@ impl CountOptions {
     /// The plan these options give for an `n`×`n` board (with an optional 0-based prefix).
     /// It depends on N, the engine, the prefix and the split depth, never on the threads.
     ///
-    /// `auto` runs the quadrant engine where it measured fastest on the CPU (N = 14 to 27)
+    /// `auto` runs the quadrant engine where it measured fastest on the CPU (N = 14 to 28)
     /// and its tables fit the memory limit, unless fundamental solutions or a split depth are
     /// asked for; the full-symmetry engine otherwise, and on a GPU. Where `--device auto`
     /// would race the CPU against a GPU ([`DeviceChoice::Auto`]) this is the CPU's plan; the
@@ -482,10 +483,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn auto_takes_quadrant_from_14_to_27_where_its_tables_fit() {
+    fn auto_takes_quadrant_from_14_to_28_where_its_tables_fit() {
         assert!(!auto_takes_quadrant(13, u64::MAX));
         assert!(auto_takes_quadrant(14, u64::MAX) && auto_takes_quadrant(24, u64::MAX));
-        assert!(!auto_takes_quadrant(28, u64::MAX));
+        assert!(!auto_takes_quadrant(29, u64::MAX));
         assert!(!auto_takes_quadrant(16, 1 << 20));
     }
 

@@ -211,54 +211,57 @@ pub fn plain_line(total: u128, unique: Option<u128>) -> String {
     }
 }
 
-/// The `--stats` line for stderr.
-///
-/// ```
-/// let c = nqueens::count(8, &nqueens::CountOptions::default()).unwrap();
-/// let line = nqueens::export::count::stats_line(&c);
-/// assert!(line.starts_with("n=8 elapsed=") && line.contains(" engine=d4 "));
-/// ```
-pub fn stats_line(c: &Counts) -> String {
-    let secs = c.elapsed.as_secs_f64();
-    let rate = rate(c.searched_nodes, secs);
-    format!(
-        "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} gpu_share={:.1}% gpu_items={} gpu_dispatches={} gpu_given_up={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
-        c.n,
-        secs,
-        c.engine.name(),
-        c.kernel.name(),
-        c.device,
-        c.gpu_subtasks,
-        if c.subtasks > 0 {
-            100.0 * c.gpu_subtasks as f64 / c.subtasks as f64
-        } else {
-            0.0
-        },
-        c.gpu_items,
-        c.gpu_dispatches,
-        c.gpu_given_up,
-        c.threads,
-        c.subtasks,
-        c.split_depth,
-        c.nodes,
-        rate,
-        100.0 * c.largest_subtask_share,
-        c.peak_memory
-            .map_or("unknown".into(), |b| format!("{:#.1}", Bytes(b)))
-    ) + &c
-        .tables_bytes
-        .map_or(String::new(), |b| format!(" tables={:#.1}", Bytes(b)))
-        + &c.device_choice.map_or(String::new(), |r| {
-            format!(
-                " device_choice={} race_shards={} race_cpu_s={:.3} race_gpu_s={:.3} race_gpu_finished={}{}",
-                r.chose.name(),
-                r.shards,
-                r.cpu_s,
-                r.gpu_s,
-                r.gpu_finished,
-                if r.forced { " race_forced=true" } else { "" }
-            )
-        })
+impl Counts {
+    /// The `--stats` line for stderr.
+    ///
+    /// ```
+    /// let c = nqueens::count(8, &nqueens::CountOptions::default()).unwrap();
+    /// let line = c.stats_line();
+    /// assert!(line.starts_with("n=8 elapsed=") && line.contains(" engine=d4 "));
+    /// ```
+    pub fn stats_line(&self) -> String {
+        let c = self;
+        let secs = c.elapsed.as_secs_f64();
+        let rate = rate(c.searched_nodes, secs);
+        format!(
+            "n={} elapsed={:.3}s engine={} kernel={} device={} gpu_subtasks={} gpu_share={:.1}% gpu_items={} gpu_dispatches={} gpu_given_up={} threads={} subtasks={} split_depth={} nodes={} nodes/s={:.3e} largest_subtask={:.4}% peak_memory={}",
+            c.n,
+            secs,
+            c.engine.name(),
+            c.kernel.name(),
+            c.device,
+            c.gpu_subtasks,
+            if c.subtasks > 0 {
+                100.0 * c.gpu_subtasks as f64 / c.subtasks as f64
+            } else {
+                0.0
+            },
+            c.gpu_items,
+            c.gpu_dispatches,
+            c.gpu_given_up,
+            c.threads,
+            c.subtasks,
+            c.split_depth,
+            c.nodes,
+            rate,
+            100.0 * c.largest_subtask_share,
+            c.peak_memory
+                .map_or("unknown".into(), |b| format!("{:#.1}", Bytes(b)))
+        ) + &c
+            .tables_bytes
+            .map_or(String::new(), |b| format!(" tables={:#.1}", Bytes(b)))
+            + &c.device_choice.map_or(String::new(), |r| {
+                format!(
+                    " device_choice={} race_shards={} race_cpu_s={:.3} race_gpu_s={:.3} race_gpu_finished={}{}",
+                    r.chose.name(),
+                    r.shards,
+                    r.cpu_s,
+                    r.gpu_s,
+                    r.gpu_finished,
+                    if r.forced { " race_forced=true" } else { "" }
+                )
+            })
+    }
 }
 
 fn cpu() -> String {
@@ -310,7 +313,7 @@ mod tests {
     #[test]
     fn the_stats_line_is_exact() {
         assert_eq!(
-            stats_line(&counts()),
+            counts().stats_line(),
             "n=8 elapsed=0.250s engine=d4 kernel=scalar device=cpu gpu_subtasks=0 gpu_share=0.0% \
              gpu_items=0 gpu_dispatches=0 gpu_given_up=0 threads=2 subtasks=4 split_depth=2 nodes=1000 nodes/s=2.000e3 largest_subtask=25.0000% \
              peak_memory=3.0MiB"

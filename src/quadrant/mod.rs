@@ -55,10 +55,10 @@ use units::{Ids, Unit};
 pub(crate) use work::Pending;
 use work::{Pairs, PartSizes, Work};
 
-/// The largest board the quadrant engine takes: its work grows 7 to 15 times a board (N = 26
-/// about 15,000 core-hours, N = 27 about 100,000), so N = 28, an even step, would take a
-/// thousand cores two months or more.
-pub const QUADRANT_MAX_N: usize = 27;
+/// The largest board the quadrant engine takes. Every width holds to N = 32 (ids, diagonal
+/// masks, packed quarters, counts); the bound is the cost, which grows 7 to 15 times a board:
+/// N = 28 about a million core-hours, N = 29 ten times as many, past what a cluster spends.
+pub const QUADRANT_MAX_N: usize = 28;
 
 /// The largest south table kept whole (N = 18's takes 15 MiB, N = 19's 40): larger ones are
 /// built a row set at a time as units ask for them.

@@ -243,9 +243,13 @@ mod tests {
                 }
             }
         }
-        // the largest: the last 13-set of 25 rows, and N = 27's ids
+        // the largest: the last 13-set of 25 rows, N = 27's ids, and N = 28's last unit, the
+        // last 14-set of 27 rows (row 27 is west)
         assert_eq!(unrank(choose(25, 13) - 1, 13, 25), ((1 << 13) - 1) << 12);
         assert_eq!(Ids::new(27).len(), 14 * 5_200_300);
+        let n28 = Ids::new(28);
+        assert_eq!(n28.len(), choose(27, 14));
+        assert_eq!(n28.unit(n28.len() - 1).east_rows, ((1 << 14) - 1) << 13);
     }
 
     #[test]

@@ -7,12 +7,14 @@
 
 mod collect;
 mod counting;
+mod estimate;
 mod hooks;
 mod ledger;
 mod outcome;
 mod race;
 mod request;
 
+pub use estimate::Estimate;
 pub use hooks::{Hooks, Progress};
 pub use outcome::RunOutcome;
 pub use request::RunRequest;

@@ -263,7 +263,7 @@ fn man_pages_come_from_the_command_definitions() {
     let (code, page, err) = run(&["man"]);
     assert_eq!(code, 0, "{err}");
     assert!(page.contains(".TH nqueens 1"), "{page}");
-    for command in ["count", "list", "merge", "scale"] {
+    for command in ["count", "list", "merge", "scale", "estimate"] {
         assert!(
             page.contains(&format!("nqueens\\-{command}(1)")),
             "{command}"
@@ -434,7 +434,15 @@ fn a_full_stdout_is_named_in_one_line() {
 #[test]
 fn the_command_line_reference_documents_every_flag() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    for command in ["count", "list", "merge", "scale", "completions", "man"] {
+    for command in [
+        "count",
+        "list",
+        "merge",
+        "scale",
+        "estimate",
+        "completions",
+        "man",
+    ] {
         assert!(doc.contains(&format!("nqueens {command}")), "{command}");
         let help = run(&[command, "--help"]).1;
         for flag in help.split_whitespace().filter(|w| w.starts_with("--")) {

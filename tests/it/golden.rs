@@ -194,6 +194,11 @@ const GOLDEN: &[Golden] = &[
     (21, EngineChoice::Quadrant, None, 1016158, "66269193", "-"),
     (22, EngineChoice::Quadrant, None, 352716, "b3c9c158", "-"),
     (23, EngineChoice::Quadrant, None, 4232592, "6643a869", "-"),
+    (24, EngineChoice::Quadrant, None, 1352078, "698cad3d", "-"),
+    (25, EngineChoice::Quadrant, None, 17577014, "7aab7d32", "-"),
+    (26, EngineChoice::Quadrant, None, 5200300, "f876e733", "-"),
+    (27, EngineChoice::Quadrant, None, 72804200, "a7fb397d", "-"),
+    (28, EngineChoice::Quadrant, None, 20058300, "8c6c4079", "-"),
 ];
 
 fn plan_of(n: usize, engine: EngineChoice, depth: Option<usize>) -> Plan {

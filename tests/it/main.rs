@@ -7,6 +7,7 @@ mod cluster;
 mod counts;
 mod differential;
 mod engines;
+mod estimate;
 mod golden;
 #[cfg(feature = "gpu")]
 mod gpu;

@@ -35,6 +35,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Measure how `count N` scales with threads.
     Scale(ScaleArgs),
+    /// Estimate what `count N` would cost on this machine's CPU, from random subtasks timed.
+    Estimate(EstimateArgs),
     /// List the GPU adapters: their numbers for --gpus, names and kinds.
     Devices,
     /// Print a shell completion script (bash, zsh, fish, ...).
@@ -45,7 +47,7 @@ pub enum Command {
     /// Print a manual page (roff, for man(1)): nqueens(1), or nqueens-COMMAND(1) for one
     /// command (`nqueens man count > nqueens-count.1`).
     Man {
-        /// The command whose page to print (count, list, merge, scale, devices,
+        /// The command whose page to print (count, list, merge, scale, estimate, devices,
         /// completions, man); none: the program's.
         command: Option<String>,
     },
@@ -248,6 +250,63 @@ pub struct CountArgs {
     pub dry_run: bool,
 }
 
+/// `nqueens estimate N`.
+#[derive(Args, Debug)]
+pub struct EstimateArgs {
+    /// Board side, 1 to 32.
+    #[arg(value_parser = parse_n, allow_negative_numbers = true)]
+    pub n: usize,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Seconds to spend counting sampled subtasks (a subtask under way is finished, and two
+    /// are counted at the least, however long they take).
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_budget, allow_negative_numbers = true)]
+    pub seconds: f64,
+    /// The seed of the random order subtasks are drawn in: the same seed draws the same ones.
+    #[arg(long, default_value_t = 1, value_parser = whole(0, u64::MAX), allow_negative_numbers = true)]
+    pub seed: u64,
+    /// Print one JSON object instead of the lines for people.
+    #[arg(long)]
+    pub json: bool,
+    /// Estimate the count with fundamental solutions.
+    #[arg(long)]
+    pub unique: bool,
+    /// Symmetry decomposition.
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
+    /// Leaf search kernel.
+    #[arg(long, value_enum, default_value_t = KernelChoice::Auto)]
+    pub kernel: KernelChoice,
+    /// Memory the quadrant engine's tables may take, like 512M or 4G (default: as `count`).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
+    pub memory_limit: Option<u64>,
+    /// Rows enumerated into subtasks (default: chosen from N).
+    #[arg(long, value_parser = at_least(1usize), allow_negative_numbers = true)]
+    pub split_depth: Option<usize>,
+    /// Estimate only shard I (0-based) of M.
+    #[arg(long, value_name = "I/M", value_parser = parse_shard, allow_hyphen_values = true)]
+    pub shard: Option<Shard>,
+}
+
+impl EstimateArgs {
+    /// The count these flags ask to estimate, `NQUEENS_THREADS` read by `env`.
+    pub fn request(&self, env: impl Fn(&str) -> Option<String>) -> Result<RunRequest, Error> {
+        let options = CountOptions {
+            threads: self.search.threads(&env)?,
+            unique: self.unique,
+            split_depth: self.split_depth,
+            engine: self.engine,
+            kernel: self.kernel,
+            memory_limit: self.memory_limit,
+            ..CountOptions::default()
+        };
+        Ok(RunRequest {
+            shard: self.shard.unwrap_or(Shard::WHOLE),
+            ..RunRequest::new(self.n, options, None)
+        })
+    }
+}
+
 /// `nqueens list N`.
 #[derive(Args, Debug)]
 pub struct ListArgs {
@@ -412,6 +471,21 @@ pub fn parse_shard(s: &str) -> Result<Shard, String> {
 
 /// The range of `--checkpoint-every`: a tenth of a second (every save is an fsync) to a day.
 const SAVE_EVERY_SECONDS: std::ops::RangeInclusive<f64> = 0.1..=86_400.0;
+
+/// The range of `estimate --seconds`: none (the least sample) to a day.
+const SAMPLE_SECONDS: std::ops::RangeInclusive<f64> = 0.0..=86_400.0;
+
+/// Parses the seconds an estimate samples for.
+pub fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if SAMPLE_SECONDS.contains(&v) => Ok(v),
+        _ => Err(format!(
+            "must be a number of seconds from {} to {}",
+            SAMPLE_SECONDS.start(),
+            SAMPLE_SECONDS.end()
+        )),
+    }
+}
 
 /// Parses the seconds between checkpoint saves.
 pub fn parse_seconds(s: &str) -> Result<f64, String> {

@@ -8,7 +8,7 @@ use crate::signals::{
     exit_on_signal, interrupt_flag, interrupted_code, say_interrupted, FirstSignal,
 };
 use anyhow::Result;
-use nqueens::export::count::{plain_line, stats_line, CountRecord};
+use nqueens::export::count::{plain_line, CountRecord};
 use nqueens::{run, DeviceRace, Error, Hooks, RunOutcome, RunRequest, Shard};
 use std::io::Write;
 use std::process::ExitCode;
@@ -153,7 +153,7 @@ fn say_outcome(
         say!("nqueens: note: {note}");
     }
     if args.stats {
-        say!("{}", stats_line(counts));
+        say!("{}", counts.stats_line());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@ mod signals;
 
 use anyhow::Result;
 use clap::Parser;
-use cli::{Cli, Command, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
+use cli::{Cli, Command, EstimateArgs, ListArgs, MergeArgs, ScaleArgs, ScaleFormat};
 use messages::{clap_exit, report_error, EXIT_USAGE};
 use nqueens::Error;
 use nqueens::Lister;
@@ -47,6 +47,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::List(args) => list(&args),
         Command::Merge(args) => merge(&args),
         Command::Scale(args) => scale(&args),
+        Command::Estimate(args) => estimate(&args),
         Command::Devices => {
             let mut out = stdout();
             for a in nqueens::gpu_adapters()? {
@@ -123,6 +124,35 @@ fn scale(args: &ScaleArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &args.plot {
         plot::write(path, &plot::svg(&report)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
+    // nothing to save: a stop ends it at once
+    exit_on_signal()?;
+    let request = args.request(crate::cli::var)?;
+    let said = std::sync::Mutex::new(Vec::new());
+    let say_note = |line: &str| {
+        say!("nqueens: note: {line}");
+        lock(&said).push(line.to_string());
+    };
+    let hooks = nqueens::Hooks {
+        on_plan: Some(&say_note),
+        ..Default::default()
+    };
+    let estimate = request.estimate(args.seconds, args.seed, &hooks)?;
+    let mut out = stdout();
+    if args.json {
+        writeln!(out, "{}", estimate.to_json())?;
+    } else {
+        write!(out, "{}", estimate.to_text())?;
+    }
+    out.flush()?;
+    // the plan's notes were said as it was made
+    let said = lock(&said);
+    for note in estimate.notes.iter().filter(|&n| !said.contains(n)) {
+        say!("nqueens: note: {note}");
     }
     Ok(ExitCode::SUCCESS)
 }

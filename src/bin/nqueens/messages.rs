@@ -107,7 +107,7 @@ pub fn error_line(e: &nqueens::Error) -> String {
             engine.name()
         ),
         E::EngineTooLarge { engine, n, max } => format!(
-            "--engine {} takes N up to {max}, got {n}; use --engine auto or d4",
+            "--engine {} takes N up to {max}, got {n}: a count past it would cost ten million core-hours or more (--engine d4 takes it, slower still)",
             engine.name()
         ),
         E::TotalsOnly(engine) => format!(

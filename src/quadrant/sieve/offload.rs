@@ -23,7 +23,7 @@ use std::borrow::Cow;
 pub const SUBSET_BITS: u32 = TABLE_BITS;
 
 /// 32-bit words of a pattern's dense word on a device: 128 bits hold every board the engine
-/// takes (a half of N = 27 spans at most 40 diagonals of each direction, and the pivots'
+/// takes (a half of N = 28 spans at most 41 diagonals of each direction, and the pivots'
 /// lookups add at most 15 bits); a sieve whose word is longer is counted on the CPU.
 pub const DENSE_WORDS: usize = 4;
 
