@@ -141,7 +141,7 @@ impl RunRequest {
         let longest = times.iter().copied().fold(0.0, f64::max);
         if longest > seconds.max(1.0) {
             notes.push(format!(
-                "one subtask took {longest:.0} s, longer than the {seconds} s asked for: the sample is the {} subtasks that took",
+                "one subtask took {longest:.0} s, longer than the {seconds} s asked for: {} subtasks were timed, each to its end",
                 times.len()
             ));
         }
