@@ -50,6 +50,7 @@ mod parallel;
 mod plan;
 mod quadrant;
 mod race;
+mod random;
 mod resolved;
 mod run;
 mod shard;

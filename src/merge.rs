@@ -11,6 +11,7 @@ use crate::export::count::CountRecord;
 use crate::export::SCHEMA_VERSION;
 use crate::options::CountOptions;
 use crate::plan::Plan;
+use crate::random::SplitMix;
 use crate::shard::Shard;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
@@ -566,19 +567,6 @@ fn sample(rng: &mut SplitMix, mut all: Vec<usize>, k: usize) -> Vec<usize> {
         all.sort_unstable();
     }
     all
-}
-
-/// A small, well-mixed generator (SplitMix64) for picking samples.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::execute;
 use crate::kernel::Kernel;
 use crate::parallel::{lock, Workers};
+use crate::random::SplitMix;
 use crate::shard::Shard;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -262,19 +263,6 @@ fn counting_subtasks(
         positions.filter(|&k| counts(shard.global(k))).count()
     })?;
     Ok(counted.iter().sum())
-}
-
-/// A small, well-mixed generator (SplitMix64).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 /// The seconds all `len` subtasks would take from the sample `times` (a uniform draw

@@ -238,7 +238,7 @@ pub struct CountArgs {
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
     /// Seconds between checkpoint saves (0.1 to 86400).
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = seconds(SAVE_EVERY_SECONDS), allow_negative_numbers = true)]
     pub checkpoint_every: f64,
     /// Count only shard I (0-based) of M (default: from SLURM_ARRAY_TASK_ID/COUNT or
     /// JOB_COMPLETION_INDEX/NQUEENS_SHARDS).
@@ -260,7 +260,7 @@ pub struct EstimateArgs {
     pub search: SearchArgs,
     /// Seconds to spend counting sampled subtasks (a subtask under way is finished, and two
     /// are counted at the least, however long they take).
-    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_budget, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = seconds(SAMPLE_SECONDS), allow_negative_numbers = true)]
     pub seconds: f64,
     /// The seed of the random order subtasks are drawn in: the same seed draws the same ones.
     #[arg(long, default_value_t = 1, value_parser = whole(0, u64::MAX), allow_negative_numbers = true)]
@@ -475,26 +475,16 @@ const SAVE_EVERY_SECONDS: std::ops::RangeInclusive<f64> = 0.1..=86_400.0;
 /// The range of `estimate --seconds`: none (the least sample) to a day.
 const SAMPLE_SECONDS: std::ops::RangeInclusive<f64> = 0.0..=86_400.0;
 
-/// Parses the seconds an estimate samples for.
-pub fn parse_budget(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if SAMPLE_SECONDS.contains(&v) => Ok(v),
+/// A parser of a number of seconds within `range` whose refusal states the range.
+fn seconds(
+    range: std::ops::RangeInclusive<f64>,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s: &str| match s.trim().parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
         _ => Err(format!(
             "must be a number of seconds from {} to {}",
-            SAMPLE_SECONDS.start(),
-            SAMPLE_SECONDS.end()
-        )),
-    }
-}
-
-/// Parses the seconds between checkpoint saves.
-pub fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if SAVE_EVERY_SECONDS.contains(&v) => Ok(v),
-        _ => Err(format!(
-            "must be a number of seconds from {} to {}",
-            SAVE_EVERY_SECONDS.start(),
-            SAVE_EVERY_SECONDS.end()
+            range.start(),
+            range.end()
         )),
     }
 }
