@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::gpu::batch::{PairBatch, Sums, WordParts, HINT_EVERY, REACH_AT_WORDS, SUM_WORDS};
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
-use crate::gpu::upload::{entry, le_bytes, write_raw, write_rebased};
+use crate::gpu::upload::{bind, entry, le_bytes, write_raw, write_rebased};
 use crate::quadrant::{
     Made, PairWork, CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS,
 };
@@ -400,123 +400,24 @@ impl Slot {
         parts: &WordParts,
         (signs, sent, joined): (bool, bool, Option<&Held>),
     ) -> BindGroups {
-        let words = |binding: u32, at: &std::ops::Range<u64>| wgpu::BindGroupEntry {
-            binding,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: self.words.bound(),
-                offset: at.start,
-                size: std::num::NonZeroU64::new(at.end - at.start),
-            }),
-        };
-        let kernels = gpu.kernels;
-        let bind =
-            |label: &str, pipeline: &wgpu::ComputePipeline, entries: &[wgpu::BindGroupEntry]| {
-                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(label),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries,
-                })
-            };
-        // where the GPU makes the tables: the other side ordered, the words grouped, then the
-        // tables made of them
-        let making = self.making.as_ref().map(|making| {
-            let ordered_from = match signs {
-                true => entry(1, &making.signed),
-                false => words(1, &parts.patterns),
-            };
-            let ordering = bind(
-                "order",
-                &kernels.order,
-                &[
-                    entry(0, &self.params),
-                    ordered_from,
-                    entry(2, &making.ordered),
-                    entry(3, &self.origin),
-                    entry(4, &making.other_cursors),
-                ],
-            );
-            let grouping = bind(
-                "group",
-                &kernels.group,
-                &[
-                    entry(0, &self.params),
-                    entry(1, self.upload.bound()),
-                    entry(2, &making.grouped),
-                    words(3, &parts.blocks),
-                    entry(4, &making.cursors),
-                ],
-            );
-            let tables = bind(
-                "tables",
-                &kernels.tables,
-                &[
-                    entry(0, &self.params),
-                    entry(1, &making.grouped),
-                    entry(2, &making.tables),
-                    words(3, &parts.blocks),
-                ],
-            );
-            [ordering, grouping, tables]
-        });
-        // where the GPU signs the other side: signed and counted, then their places
-        let signing = (self.making.as_ref().filter(|_| signs)).map(|making| {
-            let shared = [
-                entry(0, &self.params),
-                entry(2, &making.signed),
-                words(3, &parts.signing),
-                words(4, &parts.gathered),
-                entry(5, &making.counts),
-            ];
-            // a batch may hold sieves of both: each pass passes over the other's
-            let sent = sent.then(|| {
-                bind(
-                    "sign",
-                    &kernels.sign,
-                    &[shared.as_slice(), &[words(1, &parts.patterns)]].concat(),
-                )
-            });
-            let joining = joined.map(|held| {
-                bind(
-                    "join",
-                    &kernels.join,
-                    &[
-                        shared.as_slice(),
-                        &[
-                            words(1, &parts.cells),
-                            entry(6, &held.north),
-                            entry(7, &held.south),
-                        ],
-                    ]
-                    .concat(),
-                )
-            });
-            let placing = bind(
-                "places",
-                &kernels.places,
-                &[
-                    entry(0, &self.params),
-                    words(1, &parts.signing),
-                    entry(2, &making.counts),
-                    words(3, &parts.covered),
-                    entry(4, &making.other_cursors),
-                    entry(5, self.sums.bound()),
-                ],
-            );
-            [sent, joining, Some(placing)]
-        });
+        let making =
+            (self.making.as_ref()).map(|making| self.making_groups(gpu, parts, making, signs));
+        let signing = (self.making.as_ref().filter(|_| signs))
+            .map(|making| self.signing_groups(gpu, parts, making, (sent, joined)));
         let tables = (self.making.as_ref()).map_or(self.upload.bound(), |making| &making.tables);
         let patterns_bound = match &self.making {
             Some(making) => entry(4, &making.ordered),
-            None => words(4, &parts.patterns),
+            None => self.words_at(4, &parts.patterns),
         };
         let counting = bind(
+            gpu.device,
             "pairs",
-            &kernels.pairs,
+            &gpu.kernels.pairs,
             &[
                 entry(0, &self.params),
                 entry(1, tables),
-                words(2, &parts.reach),
-                words(3, &parts.reach_at),
+                self.words_at(2, &parts.reach),
+                self.words_at(3, &parts.reach_at),
                 patterns_bound,
                 entry(5, self.sums.bound()),
                 entry(6, &self.origin),
@@ -527,6 +428,126 @@ impl Slot {
             signing,
             making,
             counting,
+        }
+    }
+
+    /// Where the GPU makes the tables: the other side ordered (from the signed patterns
+    /// where it `signs`), the words grouped, then the tables made of them.
+    fn making_groups(
+        &self,
+        gpu: &Device,
+        parts: &WordParts,
+        making: &Making,
+        signs: bool,
+    ) -> [wgpu::BindGroup; 3] {
+        let kernels = gpu.kernels;
+        let ordered_from = match signs {
+            true => entry(1, &making.signed),
+            false => self.words_at(1, &parts.patterns),
+        };
+        let ordering = bind(
+            gpu.device,
+            "order",
+            &kernels.order,
+            &[
+                entry(0, &self.params),
+                ordered_from,
+                entry(2, &making.ordered),
+                entry(3, &self.origin),
+                entry(4, &making.other_cursors),
+            ],
+        );
+        let grouping = bind(
+            gpu.device,
+            "group",
+            &kernels.group,
+            &[
+                entry(0, &self.params),
+                entry(1, self.upload.bound()),
+                entry(2, &making.grouped),
+                self.words_at(3, &parts.blocks),
+                entry(4, &making.cursors),
+            ],
+        );
+        let tables = bind(
+            gpu.device,
+            "tables",
+            &kernels.tables,
+            &[
+                entry(0, &self.params),
+                entry(1, &making.grouped),
+                entry(2, &making.tables),
+                self.words_at(3, &parts.blocks),
+            ],
+        );
+        [ordering, grouping, tables]
+    }
+
+    /// Where the GPU signs the other side: the patterns `sent` signed and counted, those
+    /// `joined` from the quarters it holds, then their places. A batch may hold sieves of
+    /// both: each pass passes over the other's.
+    fn signing_groups(
+        &self,
+        gpu: &Device,
+        parts: &WordParts,
+        making: &Making,
+        (sent, joined): (bool, Option<&Held>),
+    ) -> [Option<wgpu::BindGroup>; 3] {
+        let kernels = gpu.kernels;
+        let shared = [
+            entry(0, &self.params),
+            entry(2, &making.signed),
+            self.words_at(3, &parts.signing),
+            self.words_at(4, &parts.gathered),
+            entry(5, &making.counts),
+        ];
+        let sent = sent.then(|| {
+            let patterns = [self.words_at(1, &parts.patterns)];
+            bind(
+                gpu.device,
+                "sign",
+                &kernels.sign,
+                &[shared.as_slice(), &patterns].concat(),
+            )
+        });
+        let joining = joined.map(|held| {
+            let cells = [
+                self.words_at(1, &parts.cells),
+                entry(6, &held.north),
+                entry(7, &held.south),
+            ];
+            bind(
+                gpu.device,
+                "join",
+                &kernels.join,
+                &[shared.as_slice(), &cells].concat(),
+            )
+        });
+        let placing = bind(
+            gpu.device,
+            "places",
+            &kernels.places,
+            &[
+                entry(0, &self.params),
+                self.words_at(1, &parts.signing),
+                entry(2, &making.counts),
+                self.words_at(3, &parts.covered),
+                entry(4, &making.other_cursors),
+                entry(5, self.sums.bound()),
+            ],
+        );
+        [sent, joining, Some(placing)]
+    }
+
+    /// The binding `binding` to the range `at` of the slot's words buffer.
+    fn words_at(&self, binding: u32, at: &std::ops::Range<u64>) -> wgpu::BindGroupEntry<'_> {
+        wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: self.words.bound(),
+                offset: at.start,
+                size: std::num::NonZeroU64::new(at.end - at.start),
+            }),
         }
     }
 }

@@ -89,6 +89,20 @@ pub(crate) fn write_rebased(
     }
 }
 
+/// A bind group of `pipeline`'s layout 0 on `device` with `entries`.
+pub(crate) fn bind(
+    device: &wgpu::Device,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    entries: &[wgpu::BindGroupEntry],
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries,
+    })
+}
+
 /// `buffer`, whole, at `binding`.
 pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
