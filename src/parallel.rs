@@ -2,6 +2,7 @@
 //! that listing runs on.
 
 use crate::error::Error;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Locks `m`, taking its data even if a thread panicked holding it: the panic ends the run
@@ -211,6 +212,78 @@ impl Gate {
     }
 }
 
+/// Threads of a run that found no subtask left to take, lent to the subtasks still being
+/// counted: a unit of the quadrant engine splits its pair count over them, so a shard of
+/// fewer units than threads keeps every thread busy to its end.
+#[derive(Debug)]
+pub(crate) struct Spare {
+    idle: AtomicUsize,
+    /// Whether any thread may be lent in this run (more than one thread counts).
+    may: bool,
+}
+
+/// No thread is ever lent: the runs of one thread, and the devices' executors.
+pub(crate) static NO_SPARE: Spare = Spare::none();
+
+impl Spare {
+    /// A run whose threads are never lent.
+    pub const fn none() -> Spare {
+        Spare {
+            idle: AtomicUsize::new(0),
+            may: false,
+        }
+    }
+
+    /// A run of `threads` threads of which `started` take subtasks: the rest are lent from
+    /// the start.
+    pub fn new(threads: usize, started: usize) -> Spare {
+        Spare {
+            idle: AtomicUsize::new(threads.saturating_sub(started)),
+            may: threads > 1,
+        }
+    }
+
+    /// Whether a thread may be lent in this run at all (a subtask then splits its work so
+    /// that one can join it).
+    pub fn may_come(&self) -> bool {
+        self.may
+    }
+
+    /// A thread with no subtask left to take: lent to those still counting.
+    pub fn lend(&self) {
+        if self.may {
+            self.idle.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A lent thread, where one is idle: the borrower runs one thread more until the
+    /// [`Lent`] is dropped.
+    pub fn borrow(&self) -> Option<Lent<'_>> {
+        let mut idle = self.idle.load(Ordering::Relaxed);
+        while idle > 0 {
+            match (self.idle).compare_exchange_weak(
+                idle,
+                idle - 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(Lent(self)),
+                Err(now) => idle = now,
+            }
+        }
+        None
+    }
+}
+
+/// A thread borrowed from [`Spare`], given back when dropped.
+pub(crate) struct Lent<'a>(&'a Spare);
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        self.0.idle.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// Builds a pool of `threads` workers, pinned to cores when `pin` (where the OS allows).
 pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
     check_threads(threads)?;
@@ -229,6 +302,28 @@ pub fn pool(threads: usize, pin: bool) -> Result<rayon::ThreadPool, Error> {
         })
         .build()
         .map_err(|e| Error::Failed(format!("cannot start {threads} threads: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Spare;
+
+    #[test]
+    fn a_spare_thread_is_borrowed_once_and_given_back() {
+        let spare = Spare::new(3, 2);
+        assert!(spare.may_come());
+        let lent = spare.borrow();
+        assert!(lent.is_some() && spare.borrow().is_none());
+        spare.lend();
+        let again = spare.borrow();
+        assert!(again.is_some() && spare.borrow().is_none());
+        drop((lent, again));
+        assert_eq!(spare.idle.load(std::sync::atomic::Ordering::Relaxed), 2);
+        // a run of one thread never lends one
+        let alone = Spare::new(1, 1);
+        alone.lend();
+        assert!(!alone.may_come() && alone.borrow().is_none());
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::board::MAX_N;
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::{Chosen, Kernel, KernelChoice, Leaf, Start, Tally};
+use crate::parallel::Spare;
 use crate::plan::{Kind, LeafRule, Plan, Rows};
 use crate::quadrant::PairKernel;
 use crate::symmetry::classify::{columns, CanonicalTally, SideClassifier, SideRule};
@@ -53,6 +54,8 @@ impl Kernels {
 /// fundamental solutions too (free for the full-symmetry engine; the others canonicalise
 /// every solution they find).
 ///
+/// A unit of the quadrant engine splits its pair count over the threads `spare` lends.
+///
 /// Returns `None` when `stop` was set before the subtask was finished, an error when its
 /// memory could not be had (the quadrant engine's half lists).
 pub(crate) fn count(
@@ -60,10 +63,10 @@ pub(crate) fn count(
     id: usize,
     unique: bool,
     kernels: Kernels,
-    stop: &AtomicBool,
+    (stop, spare): (&AtomicBool, &Spare),
 ) -> Result<Option<Found>, Error> {
     match plan.kind() {
-        Kind::Quadrant(layout) => layout.count_unit(id, kernels.pairs, stop),
+        Kind::Quadrant(layout) => layout.count_unit_helped(id, kernels.pairs, (stop, spare)),
         Kind::Rows(rows) => Ok(count_rows(rows, id, unique, kernels.rows, stop)),
     }
 }
@@ -218,7 +221,14 @@ impl Plan {
         };
         let kernels = Kernels::resolve(self, choice)?;
         let never = AtomicBool::new(false);
-        count(self, id, unique, kernels, &never)?.ok_or(Error::Interrupted)
+        count(
+            self,
+            id,
+            unique,
+            kernels,
+            (&never, &crate::parallel::NO_SPARE),
+        )?
+        .ok_or(Error::Interrupted)
     }
 
     /// Calls `visit(columns, weight)` for every solution subtask `id` counts (0-based

@@ -4,7 +4,9 @@
 use crate::error::Error;
 use crate::found::Found;
 use crate::kernel::Kernel;
+use crate::parallel::Spare;
 use crate::plan::Plan;
+use crate::subtask::Kernels;
 use std::sync::atomic::AtomicBool;
 
 /// Called from any thread with a finished subtask's id and result.
@@ -58,10 +60,16 @@ impl FirstFailure {
         self.0.get().is_some()
     }
 
-    /// Counts subtask `id` of `job` on `kernels`: `None` when it was stopped or failed (the
-    /// failure is kept, the first one only).
-    pub fn count(&self, job: &Job, id: usize, kernels: crate::subtask::Kernels) -> Option<Found> {
-        match crate::subtask::count(job.plan, id, job.unique, kernels, job.cancel) {
+    /// Counts subtask `id` of `job` on `kernels`, with the threads `spare` lends: `None`
+    /// when it was stopped or failed (the failure is kept, the first one only).
+    pub fn count(
+        &self,
+        job: &Job,
+        id: usize,
+        (kernels, spare): (Kernels, &Spare),
+    ) -> Option<Found> {
+        let stop = (job.cancel, spare);
+        match crate::subtask::count(job.plan, id, job.unique, kernels, stop) {
             Ok(found) => found,
             Err(e) => {
                 let _ = self.0.set(e);

@@ -8,7 +8,7 @@ use crate::found::Found;
 use crate::gpu::items::{as_raw, kind_of, Cut, Item, Kind};
 use crate::gpu::ledger::Ledger;
 use crate::gpu::{Flight, Gpu, ItemCount};
-use crate::parallel::{lock, Workers};
+use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::plan::{Plan, Rows};
 use crate::subtask::{Kernels, Raw};
 use std::ops::Range;
@@ -239,7 +239,7 @@ impl WithGpu {
                     None => break,
                 };
                 let started = Instant::now();
-                let Some(found) = failure.count(&job, id, self.kernels) else {
+                let Some(found) = failure.count(&job, id, (self.kernels, &NO_SPARE)) else {
                     break;
                 };
                 if from_list {
@@ -405,7 +405,13 @@ impl<'a> Feeder<'a> {
         ));
         let rest = std::iter::from_fn(|| self.list.take_front().map(|k| self.accel[k]));
         for id in redone.into_iter().chain(rest) {
-            match crate::subtask::count(self.plan, id, self.unique, self.kernels, self.cancel)? {
+            match crate::subtask::count(
+                self.plan,
+                id,
+                self.unique,
+                self.kernels,
+                (self.cancel, &NO_SPARE),
+            )? {
                 Some(found) => (self.done)(id, found),
                 // stopped: the run ends short, and says so
                 None => break,
@@ -569,10 +575,7 @@ mod tests {
             let plan = Plan::new(13, engine, None, Some(2)).unwrap();
             let workers = || crate::parallel::Workers::new(1, false).unwrap();
             let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Scalar).unwrap();
-            let cpu = super::super::cpu::Cpu {
-                workers: workers(),
-                kernels,
-            };
+            let cpu = super::super::cpu::Cpu::new(workers(), kernels);
             // given up past 64 nodes: most items go back to the CPU
             let gpu = WithGpu {
                 gpus: gpus.clone(),
@@ -607,10 +610,7 @@ mod tests {
         let plan = Plan::new(16, EngineChoice::D4, None, None).unwrap();
         let workers = || crate::parallel::Workers::new(2, false).unwrap();
         let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Auto).unwrap();
-        let cpu = super::super::cpu::Cpu {
-            workers: workers(),
-            kernels,
-        };
+        let cpu = super::super::cpu::Cpu::new(workers(), kernels);
         let want = count_all(&cpu, &plan, false).0;
         // a later lie falls on the second dispatch's first item (a dispatch is vouched for
         // whole, so an earlier lie keeps nothing); on a GPU of many lanes (an H200: a

@@ -21,8 +21,9 @@ pub(crate) use contract::{Executed, Executor, Facts, Job};
 use std::sync::atomic::AtomicBool;
 
 /// Opens the executor `resolved` name for `plan`, to count `subtasks` subtasks: CPU threads
-/// with the chosen kernel (never more threads than subtasks: an idle worker still costs),
-/// or GPUs with CPU threads beside them. The quadrant engine's tables are built here (on the
+/// with the chosen kernel (never more workers than subtasks: an idle worker still costs;
+/// the quadrant engine's units take the threads past them), or GPUs with CPU threads beside
+/// them. The quadrant engine's tables are built here (on the
 /// CPU threads, within the memory limit); `cancel` stops the build ([`Error::Interrupted`]).
 pub(crate) fn open(
     plan: &Plan,
@@ -65,10 +66,16 @@ pub(crate) fn open(
                 trial: Default::default(),
             }));
         }
-        return Ok(Box::new(cpu::Cpu { workers, kernels }));
+        // a unit's pair count takes the threads past its subtasks, up to a thread a core
+        let threads = resolved.threads.min(workers.count().max(num_cpus::get()));
+        return Ok(Box::new(cpu::Cpu {
+            workers,
+            kernels,
+            threads,
+        }));
     }
     match &resolved.devices {
-        Devices::Cpu => Ok(Box::new(cpu::Cpu { workers, kernels })),
+        Devices::Cpu => Ok(Box::new(cpu::Cpu::new(workers, kernels))),
         #[cfg(feature = "gpu")]
         Devices::Gpus { gpus, share } => Ok(Box::new(gpu::WithGpu {
             gpus: gpus.clone(),

@@ -29,7 +29,7 @@ use crate::found::Found;
 use crate::gpu::batch::Sums;
 use crate::gpu::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
 use crate::gpu::{Gpu, PairQueue, PAIR_LANES};
-use crate::parallel::{lock, Workers};
+use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
 use crate::stages::{self, time, Stage, Tally};
 use crate::subtask::Kernels;
@@ -446,7 +446,7 @@ impl<'a> Feed<'a> {
             let Some(&id) = ids.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
             };
-            let Some(unit) = layout.count_unit_on(id, (pairs, Some(self)), stop)? else {
+            let Some(unit) = layout.count_unit_on(id, (pairs, Some(self), &NO_SPARE), stop)? else {
                 return Ok((handed, on_gpu));
             };
             if unit.tickets.is_empty() {
@@ -592,10 +592,10 @@ mod tests {
     }
 
     fn on_cpu(plan: &Plan) -> Cpu {
-        Cpu {
-            workers: workers(),
-            kernels: Kernels::resolve(plan, KernelChoice::Auto).unwrap(),
-        }
+        Cpu::new(
+            workers(),
+            Kernels::resolve(plan, KernelChoice::Auto).unwrap(),
+        )
     }
 
     /// Units `ids` of `plan` on `executor`, in the order of `ids`, and what it reported.

@@ -83,7 +83,7 @@ impl Estimate {
         format!(
             "{of}: {} {unit} (90 % interval {} to {}) for {} subtasks{counting}, engine {}, kernel {}\n\
              sampled: {} subtasks (seed {}) took {} core-seconds on {} threads, the longest {} s\n\
-             sizing: {} core-seconds, paid once by each process before its subtasks\n\
+             sizing: {} core-seconds, paid by each process before its subtasks (the quarters' sizes once a machine: see NQUEENS_CACHE_DIR)\n\
              peak memory: {:.2} on {} threads ({:.2} a thread)\n\
              on 1,000 cores: about {}\n",
             figures(self.core_hours * scale),

@@ -10,6 +10,7 @@
 pub(crate) mod batch;
 pub(crate) mod items;
 pub(crate) mod ledger;
+mod pair_kernels;
 mod pairs;
 mod pass_times;
 mod quarters;
@@ -129,7 +130,7 @@ pub struct Gpu {
     rows: [usize; 2],
     /// The quadrant engine's pair kernel ([`pairs`]); none where the adapter has no 64-bit
     /// integers in shaders, which it reads its tables in.
-    pairs: Option<pairs::Kernels>,
+    pairs: Option<pair_kernels::Kernels>,
     /// The most bytes a buffer of this device may hold and bind.
     buffer_limit: u64,
     /// Whether the device works in the host's memory and the pair kernel binds what the
@@ -375,7 +376,7 @@ impl Gpu {
         let gpu = Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
-            pairs: int64.then(|| pairs::kernels(&device, WORKGROUP)),
+            pairs: int64.then(|| pair_kernels::kernels(&device, WORKGROUP)),
             buffer_limit: limits
                 .max_buffer_size
                 .min(limits.max_storage_buffer_binding_size),

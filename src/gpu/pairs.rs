@@ -27,13 +27,12 @@
 //! word lists when the batch is sent.
 
 use crate::error::Error;
-use crate::gpu::batch::{PairBatch, Sums, WordParts, HINT_EVERY, REACH_AT_WORDS, SUM_WORDS};
+use crate::gpu::batch::{PairBatch, Sums, WordParts};
+use crate::gpu::pair_kernels::Kernels;
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
 use crate::gpu::upload::{bind, entry, le_bytes, write_raw, write_rebased};
-use crate::quadrant::{
-    Made, PairWork, CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS,
-};
+use crate::quadrant::{Made, PairWork, NARROW_WORDS, RAW_WORDS};
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
 use wgpu::BufferUsages as Use;
@@ -67,83 +66,9 @@ impl From<Error> for PairFailure {
 /// sieve add to one word, that is the way back should a lent GPU show the adds contended.
 const LANE_RUN: usize = 4;
 
-/// Buckets a workgroup of `workgroup` lanes gathers its adds to one word in (`tally.wgsl`):
-/// one a lane; in the crate's tests 4, so that signatures of one workgroup often share one
-/// and the lanes that find theirs held add alone, as few do on a large board.
-fn tally_buckets(workgroup: usize) -> usize {
-    if cfg!(test) {
-        4
-    } else {
-        workgroup
-    }
-}
-
 /// Sets of buffers a queue keeps: one batch on the GPU while the thread builds the next in
 /// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
-
-/// `source`, a shader of the pair count, after the parameters both take, its constants
-/// filled in.
-fn shader(source: &str, workgroup: usize) -> String {
-    [include_str!("pair_params.wgsl"), source]
-        .concat()
-        .replace("{WG}", &workgroup.to_string())
-        .replace("{DENSE_WORDS}", &DENSE_WORDS.to_string())
-        .replace("{NARROW_WORDS}", &NARROW_WORDS.to_string())
-        .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
-        .replace("{REACH_AT_WORDS}", &REACH_AT_WORDS.to_string())
-        .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
-        .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
-        .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
-        .replace("{HINT_EVERY}", &HINT_EVERY.to_string())
-        .replace("{CELL_WORDS}", &CELL_WORDS.to_string())
-        .replace("{TALLY_BUCKETS}", &tally_buckets(workgroup).to_string())
-}
-
-/// The other side's signing (of the patterns sent, or joined from the quarter tables),
-/// places and order, the grouping of the stored words, the making of the tables, and the
-/// pair kernel.
-pub(super) struct Kernels {
-    sign: wgpu::ComputePipeline,
-    join: wgpu::ComputePipeline,
-    places: wgpu::ComputePipeline,
-    order: wgpu::ComputePipeline,
-    group: wgpu::ComputePipeline,
-    tables: wgpu::ComputePipeline,
-    pairs: wgpu::ComputePipeline,
-}
-
-/// The pair count's kernels compiled for `device`, the pair kernel `workgroup` invocations a
-/// workgroup.
-pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
-    let pipeline = |label: &str, source: &str| {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(shader(source, workgroup).into()),
-        });
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        })
-    };
-    let signing = |source: &str| [include_str!("signing.wgsl"), source].concat();
-    Kernels {
-        sign: pipeline("sign.wgsl", &signing(include_str!("sign.wgsl"))),
-        join: pipeline("join.wgsl", &signing(include_str!("join.wgsl"))),
-        places: pipeline("places.wgsl", include_str!("places.wgsl")),
-        order: pipeline(
-            "order.wgsl",
-            &[include_str!("tally.wgsl"), include_str!("order.wgsl")].concat(),
-        ),
-        group: pipeline("group.wgsl", include_str!("group.wgsl")),
-        tables: pipeline("tables.wgsl", include_str!("tables.wgsl")),
-        pairs: pipeline("pairs.wgsl", include_str!("pairs.wgsl")),
-    }
-}
 
 /// A device as the pair count takes it: its queue, the kernels, and the most workgroups a
 /// dispatch runs.
@@ -552,6 +477,97 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// Writes `batch`'s parameters and the pair pass's workgroup starts; returns its word
+    /// blocks and the pair pass's workgroups.
+    fn write_params(&self, gpu: &Device, batch: &PairBatch) -> (usize, usize) {
+        let patterns = batch.len();
+        let blocks = batch.word_blocks();
+        let params: [u32; PARAMS] = [
+            patterns as u32,
+            batch.lookups,
+            blocks as u32,
+            batch.ordered_words() as u32,
+            u32::from(self.making.is_some()),
+            batch.sieves.len() as u32,
+            batch.spot_every() as u32,
+            batch.cells.len() as u32,
+        ];
+        gpu.queue.write_buffer(&self.params, 0, &le_bytes(&params));
+        let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
+        let pair_workgroups = per_run.clamp(1, gpu.most_workgroups);
+        let starts = batch.workgroup_starts(pair_workgroups);
+        gpu.queue.write_buffer(&self.starts, 0, &le_bytes(&starts));
+        (blocks, pair_workgroups)
+    }
+
+    /// Records a batch's passes on `encoder`: the signing, the order (an invocation a
+    /// pattern), the grouping and the tables (a workgroup a block) where their bind groups
+    /// are, before the pairs': a pass sees what the one before wrote. `workgroups`: the
+    /// batch's patterns, sieves and blocks, and the pair pass's workgroups.
+    fn record_passes(
+        &mut self,
+        gpu: &Device,
+        encoder: &mut wgpu::CommandEncoder,
+        binds: &BindGroups,
+        (patterns, sieves, blocks, pair_workgroups): (usize, usize, usize, usize),
+    ) {
+        let kernels = gpu.kernels;
+        let per_pattern = patterns.div_ceil(gpu.workgroup);
+        let signed = [
+            ("sign", &kernels.sign, per_pattern),
+            ("join", &kernels.join, per_pattern),
+            ("places", &kernels.places, sieves.div_ceil(gpu.workgroup)),
+        ];
+        let made = [
+            ("order", &kernels.order, per_pattern),
+            ("group", &kernels.group, blocks),
+            ("tables", &kernels.tables, blocks),
+        ];
+        let passes = (binds.signing.iter())
+            .flat_map(|binds| signed.iter().zip(binds))
+            .filter_map(|(pass, bind)| Some((pass, bind.as_ref()?)))
+            .chain(binds.making.iter().flat_map(|binds| made.iter().zip(binds)))
+            .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
+            .chain([("pairs", &kernels.pairs, &binds.counting, pair_workgroups)]);
+        for (label, pipeline, bind, workgroups) in passes {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: self.times.as_mut().map(|times| times.writes(label)),
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind, &[]);
+            let workgroups = workgroups.clamp(1, gpu.most_workgroups);
+            pass.dispatch_workgroups(workgroups as u32, 1, 1);
+        }
+    }
+
+    /// Maps back what a submitted batch leaves: its first `bytes` of sums to read, its
+    /// uploads to write the next batch into, its pass times where they are taken; the
+    /// receiver hears of each mapping.
+    fn map_back(&self, bytes: u64) -> mpsc::Receiver<Result<(), wgpu::BufferAsyncError>> {
+        let (sent, mapped) = mpsc::channel();
+        let timed = self.times.as_ref().map(|times| &times.read);
+        let maps: [_; MAPS] = [
+            (&self.sums.host, 0..bytes, wgpu::MapMode::Read),
+            (
+                &self.upload.host,
+                0..self.upload.size(),
+                wgpu::MapMode::Write,
+            ),
+            (&self.words.host, 0..self.words.size(), wgpu::MapMode::Write),
+        ];
+        let timed = timed.map(|read| (read, 0..read.size(), wgpu::MapMode::Read));
+        for (buffer, range, mode) in maps.into_iter().chain(timed) {
+            let sent = sent.clone();
+            buffer.slice(range).map_async(mode, move |r| {
+                let _ = sent.send(r);
+            });
+        }
+        mapped
+    }
+}
+
 /// A batch's bind groups: where the GPU signs the other side, the signing's of the
 /// patterns sent and of those joined (where it holds any), and the places'; where it makes
 /// the tables, the order's, the grouping's and the tables'; and the pairs'.
@@ -700,25 +716,8 @@ impl<'a, T> PairQueue<'a, T> {
         );
         write_words(&slot, batch, &parts)?;
         slot.upload.host.unmap();
-        let blocks = batch.word_blocks();
-        let words = batch.ordered_words() as u32;
-        let ordered_here = u32::from(slot.making.is_some());
         let sieves = batch.sieves.len();
-        let params: [u32; PARAMS] = [
-            patterns as u32,
-            batch.lookups,
-            blocks as u32,
-            words,
-            ordered_here,
-            sieves as u32,
-            batch.spot_every() as u32,
-            batch.cells.len() as u32,
-        ];
-        gpu.queue.write_buffer(&slot.params, 0, &le_bytes(&params));
-        let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
-        let pair_workgroups = per_run.clamp(1, gpu.most_workgroups);
-        let starts = batch.workgroup_starts(pair_workgroups);
-        gpu.queue.write_buffer(&slot.starts, 0, &le_bytes(&starts));
+        let (blocks, pair_workgroups) = slot.write_params(gpu, batch);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -751,59 +750,14 @@ impl<'a, T> PairQueue<'a, T> {
         }
         let sent = batch.pattern_data > 0;
         let binds = slot.bind_groups(gpu, &parts, (signs, sent, joined.as_deref()));
-        let kernels = gpu.kernels;
-        // the order (an invocation a pattern), the grouping and the tables (a workgroup a
-        // block) in passes before the pairs': a pass sees what the one before wrote
-        let per_pattern = patterns.div_ceil(gpu.workgroup);
-        let signed = [
-            ("sign", &kernels.sign, per_pattern),
-            ("join", &kernels.join, per_pattern),
-            ("places", &kernels.places, sieves.div_ceil(gpu.workgroup)),
-        ];
-        let made = [
-            ("order", &kernels.order, per_pattern),
-            ("group", &kernels.group, blocks),
-            ("tables", &kernels.tables, blocks),
-        ];
-        let passes = (binds.signing.iter())
-            .flat_map(|binds| signed.iter().zip(binds))
-            .filter_map(|(pass, bind)| Some((pass, bind.as_ref()?)))
-            .chain(binds.making.iter().flat_map(|binds| made.iter().zip(binds)))
-            .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
-            .chain([("pairs", &kernels.pairs, &binds.counting, pair_workgroups)]);
-        for (label, pipeline, bind, workgroups) in passes {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: slot.times.as_mut().map(|times| times.writes(label)),
-            });
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, bind, &[]);
-            let workgroups = workgroups.clamp(1, gpu.most_workgroups);
-            pass.dispatch_workgroups(workgroups as u32, 1, 1);
-        }
+        let workgroups = (patterns, sieves, blocks, pair_workgroups);
+        slot.record_passes(gpu, &mut encoder, &binds, workgroups);
         slot.sums.copy(&mut encoder, bytes);
         if let Some(times) = &slot.times {
             times.resolve(&mut encoder);
         }
         let submitted = gpu.queue.submit([encoder.finish()]);
-        let (sent, mapped) = mpsc::channel();
-        let timed = slot.times.as_ref().map(|times| &times.read);
-        let maps: [_; MAPS] = [
-            (&slot.sums.host, 0..bytes, wgpu::MapMode::Read),
-            (
-                &slot.upload.host,
-                0..slot.upload.size(),
-                wgpu::MapMode::Write,
-            ),
-            (&slot.words.host, 0..slot.words.size(), wgpu::MapMode::Write),
-        ];
-        let timed = timed.map(|read| (read, 0..read.size(), wgpu::MapMode::Read));
-        for (buffer, range, mode) in maps.into_iter().chain(timed) {
-            let sent = sent.clone();
-            buffer.slice(range).map_async(mode, move |r| {
-                let _ = sent.send(r);
-            });
-        }
+        let mapped = slot.map_back(bytes);
         self.sent.push_back(Sent {
             slot,
             submitted,

@@ -26,6 +26,7 @@ mod pattern;
 mod pivots;
 mod quarter;
 mod sieve;
+mod sizes_file;
 mod units;
 mod work;
 
@@ -34,7 +35,7 @@ pub(crate) use pair_kernel::PairKernel;
 use crate::error::Error;
 use crate::found::Found;
 use crate::memory::{Budget, Bytes};
-use crate::parallel::{lock, Workers};
+use crate::parallel::{lock, Spare, Workers, NO_SPARE};
 use crate::stages::{time, Stage};
 use cache::{Books, RowSets};
 use half::{Halves, Table};
@@ -323,24 +324,35 @@ impl Layout {
     /// Counts unit `id` on the pair loops `pairs`; `None` when `stop` was set first, an error
     /// when its memory cannot be had. The tables are built on first use if
     /// [`Layout::prepare`] was not called.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub fn count_unit(
         &self,
         id: usize,
         pairs: PairKernel,
         stop: &AtomicBool,
     ) -> Result<Option<Found>, Error> {
-        let counted = self.count_unit_on(id, (pairs, None), stop)?;
+        self.count_unit_helped(id, pairs, (stop, &NO_SPARE))
+    }
+
+    /// [`Layout::count_unit`] with its pair counts split over the threads `spare` lends
+    /// while it counts.
+    pub(crate) fn count_unit_helped(
+        &self,
+        id: usize,
+        pairs: PairKernel,
+        (stop, spare): (&AtomicBool, &Spare),
+    ) -> Result<Option<Found>, Error> {
+        let counted = self.count_unit_on(id, (pairs, None, spare), stop)?;
         Ok(counted.map(|unit| unit.finish(|_| unreachable!("no device, no tickets"))))
     }
 
     /// [`Layout::count_unit`] with each loaded sieve's pairs counted by `device` where
     /// there is one ([`PairDevice`]: a GPU, which may count some later), else on the CPU's
-    /// loops `pairs`.
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    /// loops `pairs` and the threads `spare` lends.
     pub(crate) fn count_unit_on(
         &self,
         id: usize,
-        (pairs, device): (PairKernel, Option<&dyn PairDevice>),
+        (pairs, device, spare): (PairKernel, Option<&dyn PairDevice>, &Spare),
         stop: &AtomicBool,
     ) -> Result<Option<Pending>, Error> {
         let unit = self.unit(id);
@@ -364,7 +376,7 @@ impl Layout {
         WORK.with(|work| {
             let work = &mut *work.borrow_mut();
             let limits = (pairs, *self.held.get().expect("prepared above"));
-            let count = || work.count(self.n, unit, halves, limits, device, stop);
+            let count = || work.count(self.n, unit, halves, limits, (device, spare), stop);
             let Some(Pairs {
                 disjoint,
                 patterns,
@@ -733,7 +745,7 @@ mod tests {
                 };
                 for id in (0..layout.len()).step_by(step) {
                     let cpu = layout.count_unit(id, pairs, &never).unwrap().unwrap();
-                    let on = layout.count_unit_on(id, (pairs, Some(&device)), &never);
+                    let on = layout.count_unit_on(id, (pairs, Some(&device), &NO_SPARE), &never);
                     let pending = on.unwrap().unwrap();
                     let counted = device.counted.borrow();
                     let got = pending.finish(|t| counted[&t]);

@@ -14,6 +14,7 @@
 use super::join::keep_disjoint;
 use super::pair_kernel::PairKernel;
 use super::pattern::{Pattern, Region, Stored};
+use super::sizes_file;
 use crate::error::Error;
 use crate::memory::memory_short;
 use crate::parallel::{lock, Workers};
@@ -268,8 +269,9 @@ impl<P> Quarter<P> {
 /// Placements of a quarter of shape `rows`×`cols`, per row set (bit `i`: the quarter's row
 /// `i`), counted, not built: once per shape and process (a quarter's placements do not depend
 /// on where it lies on the board), on every core from N = 24, the placements whose first
-/// queen is in the east columns counted as the mirrors of those in the west ones. `None` when
-/// `stop` was set first (N = 27's quarters take 12 s on 2 cores).
+/// queen is in the east columns counted as the mirrors of those in the west ones; from
+/// N = 24 kept on disk for the next process ([`sizes_file`]). `None` when `stop` was set
+/// first (N = 27's quarters take 12 s on 2 cores).
 pub(crate) fn placements(rows: usize, cols: usize, stop: &AtomicBool) -> Option<Arc<[u64]>> {
     type Counted = Vec<((usize, usize), Arc<[u64]>)>;
     static COUNTED: std::sync::Mutex<Counted> = std::sync::Mutex::new(Vec::new());
@@ -277,16 +279,83 @@ pub(crate) fn placements(rows: usize, cols: usize, stop: &AtomicBool) -> Option<
     if let Some((_, per_rows)) = lock(&COUNTED).iter().find(|(s, _)| *s == shape) {
         return Some(per_rows.clone());
     }
-    // on one thread below N = 24 (tens of milliseconds at most), on every core from it,
-    // whatever the count's threads: the sizing comes before them
-    let threads = if rows < 12 {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |t| t.get())
+    let kept = rows >= sizes_file::KEPT_FROM_ROWS;
+    let per_rows = match kept.then(|| sizes_file::read(rows, cols)).flatten() {
+        Some(read) => read,
+        None => {
+            // on one thread below N = 24 (tens of milliseconds at most), on every core from
+            // it, whatever the count's threads: the sizing comes before them
+            let threads = match kept {
+                false => 1,
+                true => std::thread::available_parallelism().map_or(1, |t| t.get()),
+            };
+            let counted = count_placements(shape, threads, stop)?;
+            if kept {
+                sizes_file::write(rows, cols, &counted);
+            }
+            counted
+        }
     };
-    let per_rows: Arc<[u64]> = count_placements(shape, threads, stop)?.into();
+    let per_rows: Arc<[u64]> = per_rows.into();
     lock(&COUNTED).push((shape, per_rows.clone()));
     Some(per_rows)
+}
+
+/// A search that skips or fills each row in turn; the last row's choices are counted,
+/// `weight` times each.
+struct PlacementCount<'a> {
+    shape: (usize, usize),
+    weight: u64,
+    /// The row the stop flag is looked at on (a few below where the search began).
+    look_at: usize,
+    out: Vec<u64>,
+    stop: &'a AtomicBool,
+}
+
+impl PlacementCount<'_> {
+    /// The last two rows at once (the widest level of the search, counted, not
+    /// visited: N = 26's sizing took twice as long without): `open` is row `row`'s
+    /// free columns, `then` row `row + 1`'s when `row` stays empty. A queen on `a` takes
+    /// `a` and its two neighbours from the next row.
+    fn last_two(&mut self, row: usize, set: usize, open: u64, then: u64) {
+        let then = then & ((1 << self.shape.1) - 1);
+        let pop = |x: u64| u64::from(x.count_ones());
+        let both = pop(open) * pop(then)
+            - pop(open & then)
+            - pop(open << 1 & then)
+            - pop(open >> 1 & then);
+        self.out[set] += self.weight;
+        self.out[set | 1 << row] += self.weight * pop(open);
+        self.out[set | 2 << row] += self.weight * pop(then);
+        self.out[set | 3 << row] += self.weight * both;
+    }
+
+    /// Row `row` on, the rows above holding the queens of `set`, which take the columns
+    /// `cols` and attack the columns `right` and `left` of this row along the diagonals.
+    fn go(&mut self, row: usize, set: usize, [cols, right, left]: [u64; 3]) {
+        let open = !(cols | right | left) & ((1 << self.shape.1) - 1);
+        if row + 1 == self.shape.0 {
+            self.out[set] += self.weight;
+            self.out[set | 1 << row] += self.weight * u64::from(open.count_ones());
+            return;
+        }
+        if row == self.look_at && self.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if row + 2 == self.shape.0 {
+            self.last_two(row, set, open, !(cols | right << 1 | left >> 1));
+            return;
+        }
+        // the row left empty: the diagonals move on one column
+        self.go(row + 1, set, [cols, right << 1, left >> 1]);
+        let mut open = open;
+        while open != 0 {
+            let bit = open & open.wrapping_neg();
+            open ^= bit;
+            let next = [cols | bit, (right | bit) << 1, (left | bit) >> 1];
+            self.go(row + 1, set | 1 << row, next);
+        }
+    }
 }
 
 /// [`placements`] counted on `threads` threads, not kept.
@@ -296,59 +365,6 @@ fn count_placements(
     stop: &AtomicBool,
 ) -> Option<Vec<u64>> {
     let shape = (rows, cols);
-    /// A search that skips or fills each row in turn; the last row's choices are counted,
-    /// `weight` times each.
-    struct Count<'a> {
-        shape: (usize, usize),
-        weight: u64,
-        /// The row the stop flag is looked at on (a few below where the search began).
-        look_at: usize,
-        out: Vec<u64>,
-        stop: &'a AtomicBool,
-    }
-    impl Count<'_> {
-        /// The last two rows at once (the widest level of the search, counted, not
-        /// visited: N = 26's sizing took twice as long without): `open` is row `row`'s
-        /// free columns, `then` row `row + 1`'s when `row` stays empty. A queen on `a` takes
-        /// `a` and its two neighbours from the next row.
-        fn last_two(&mut self, row: usize, set: usize, open: u64, then: u64) {
-            let then = then & ((1 << self.shape.1) - 1);
-            let pop = |x: u64| u64::from(x.count_ones());
-            let both = pop(open) * pop(then)
-                - pop(open & then)
-                - pop(open << 1 & then)
-                - pop(open >> 1 & then);
-            self.out[set] += self.weight;
-            self.out[set | 1 << row] += self.weight * pop(open);
-            self.out[set | 2 << row] += self.weight * pop(then);
-            self.out[set | 3 << row] += self.weight * both;
-        }
-
-        fn go(&mut self, row: usize, set: usize, [cols, right, left]: [u64; 3]) {
-            let open = !(cols | right | left) & ((1 << self.shape.1) - 1);
-            if row + 1 == self.shape.0 {
-                self.out[set] += self.weight;
-                self.out[set | 1 << row] += self.weight * u64::from(open.count_ones());
-                return;
-            }
-            if row == self.look_at && self.stop.load(Ordering::Relaxed) {
-                return;
-            }
-            if row + 2 == self.shape.0 {
-                self.last_two(row, set, open, !(cols | right << 1 | left >> 1));
-                return;
-            }
-            // the row left empty: the diagonals move on one column
-            self.go(row + 1, set, [cols, right << 1, left >> 1]);
-            let mut open = open;
-            while open != 0 {
-                let bit = open & open.wrapping_neg();
-                open ^= bit;
-                let next = [cols | bit, (right | bit) << 1, (left | bit) >> 1];
-                self.go(row + 1, set | 1 << row, next);
-            }
-        }
-    }
     // the placements by their first queen: its row and its column in the west half of the
     // columns, counted twice (the mirror of a placement has the same rows), or the middle one
     let firsts: Vec<(usize, usize, u64)> = (0..rows)
@@ -361,7 +377,7 @@ fn count_placements(
         .collect();
     let next = AtomicUsize::new(0);
     let work = || {
-        let mut count = Count {
+        let mut count = PlacementCount {
             shape,
             weight: 0,
             look_at: 0,

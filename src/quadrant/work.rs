@@ -9,6 +9,7 @@ use super::sieve::{Counted, Made, OtherSide, PairDevice, Sieve};
 use super::units::{Unit, NO_MIDDLE};
 use crate::error::Error;
 use crate::found::Found;
+use crate::parallel::Spare;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The least sliced part [`PartSizes::within`] gives (2^20: a thread holds about 350 MB).
@@ -112,14 +113,15 @@ impl Work {
     /// the east half (at most `parts.other` patterns), the west half's parts (at most
     /// `parts.sliced`) are built, sliced and counted against it in turn, so a unit holds
     /// two parts, not its halves; where `device` is over a bus and holds the tables, it
-    /// joins the longer half itself (`count_joined`). `None` when `stop` was set first.
+    /// joins the longer half itself (`count_joined`); without a device, the threads `spare`
+    /// lends share each part's pairs. `None` when `stop` was set first.
     pub(super) fn count(
         &mut self,
         n: usize,
         unit: Unit,
         halves: &Halves,
         (pairs, parts): (PairKernel, PartSizes),
-        device: Option<&dyn PairDevice>,
+        (device, spare): (Option<&dyn PairDevice>, &Spare),
         stop: &AtomicBool,
     ) -> Result<Option<Pairs>, Error> {
         let short = |_| crate::memory::memory_short("a unit's half-board patterns");
@@ -133,26 +135,10 @@ impl Work {
         let east_rows = u64::from(unit.east_rows);
         let east_avoid = Shift::west(east_shift(n)).apply(avoid);
         let west_rows = free_rows & !east_rows;
-        let bus_device = device.filter(|d| d.takes() == Made::Words);
-        if let (Some(device), Some(quarters)) = (bus_device, halves.quarters()) {
-            // the half of more candidates is joined on the device, the other sliced here
-            let [east, west] = [east_rows, west_rows].map(|r| Joinable::count(quarters, r));
-            let west_longer = west > east;
-            // (the east half is built in the west columns: moved back east to meet the west)
-            let ((joined, sliced), shift) = match west_longer {
-                true => (
-                    ((west_rows, avoid), (east_rows, east_avoid)),
-                    Shift::west(east_shift(n)),
-                ),
-                false => (
-                    ((east_rows, east_avoid), (west_rows, avoid)),
-                    Shift::east(east_shift(n)),
-                ),
-            };
-            if (LEAST_JOINED..=parts.other).contains(&east.max(west)) {
-                let cells = Joinable::new(quarters, joined);
-                let halves = (halves, cells, (sliced, west_longer));
-                return self.count_joined(n, halves, (pairs, parts), (device, shift), stop);
+        if let Some(device) = device.filter(|d| d.takes() == Made::Words) {
+            let rows = (halves, [east_rows, west_rows], [east_avoid, avoid]);
+            if let Some(counted) = self.count_on_bus(n, rows, (pairs, parts), device, stop) {
+                return counted;
             }
         }
         let [kept_east, kept_west] = &mut self.kept;
@@ -201,25 +187,8 @@ impl Work {
                     counted.patterns += west.len() as u64;
                 }
                 if !sliced.is_empty() && !others.is_empty() {
-                    // the sieve takes about 64 bytes a sliced pattern, hence the parts
-                    let sieve = &mut self.sieve;
-                    let disjoint = match device {
-                        Some(device) => {
-                            let takes = ((&others[..], others.len(), shift), device.takes());
-                            let loaded = sieve.load_for_device(pairs, sliced, takes);
-                            loaded.map_err(short)?;
-                            let others = OtherSide::Joined(others);
-                            sieve.count_disjoint_by(pairs, others, stop, device)?
-                        }
-                        None => {
-                            sieve.load(pairs, sliced, (others, shift)).map_err(short)?;
-                            let counted = sieve.count_disjoint_on(pairs, others, stop);
-                            counted
-                                .map_err(short)?
-                                .map_or(Counted::Stopped, Counted::Now)
-                        }
-                    };
-                    match disjoint {
+                    let parts = (&sliced[..], &others[..], shift);
+                    match count_parts(&mut self.sieve, parts, (pairs, device, spare), stop)? {
                         Counted::Now(disjoint) => counted.disjoint += disjoint,
                         Counted::Later(ticket) => counted.tickets.push(ticket),
                         Counted::Stopped => return Ok(None),
@@ -238,6 +207,39 @@ impl Work {
             first = false;
         }
         Ok(Some(counted))
+    }
+
+    /// [`Work::count`] where `device` is over a bus and holds the quarter tables: the half
+    /// of more candidates joined on the device, the other sliced here; `None` where that
+    /// half is too short or too long for it.
+    fn count_on_bus(
+        &mut self,
+        n: usize,
+        (halves, [east_rows, west_rows], [east_avoid, avoid]): (&Halves, [u64; 2], [Pattern; 2]),
+        (pairs, parts): (PairKernel, PartSizes),
+        device: &dyn PairDevice,
+        stop: &AtomicBool,
+    ) -> Option<Result<Option<Pairs>, Error>> {
+        let quarters = halves.quarters()?;
+        let [east, west] = [east_rows, west_rows].map(|r| Joinable::count(quarters, r));
+        if !(LEAST_JOINED..=parts.other).contains(&east.max(west)) {
+            return None;
+        }
+        let west_longer = west > east;
+        // (the east half is built in the west columns: moved back east to meet the west)
+        let ((joined, sliced), shift) = match west_longer {
+            true => (
+                ((west_rows, avoid), (east_rows, east_avoid)),
+                Shift::west(east_shift(n)),
+            ),
+            false => (
+                ((east_rows, east_avoid), (west_rows, avoid)),
+                Shift::east(east_shift(n)),
+            ),
+        };
+        let cells = Joinable::new(quarters, joined);
+        let halves = (halves, cells, (sliced, west_longer));
+        Some(self.count_joined(n, halves, (pairs, parts), (device, shift), stop))
     }
 
     /// [`Work::count`] where `device` joins one half itself (`cells`, moved where the
@@ -320,4 +322,31 @@ impl Work {
         }
         Ok(Some(counted))
     }
+}
+
+/// The disjoint pairs of a part of the sliced half, `sliced`, and one of the other, `others`
+/// (moved where `sliced` is by `shift`): loaded into `sieve` (about 64 bytes a sliced
+/// pattern, hence the parts) and counted by `device`, else on the loops `pairs` and the
+/// threads `spare` lends.
+fn count_parts(
+    sieve: &mut Sieve,
+    (sliced, others, shift): (&[Pattern], &[Pattern], Shift),
+    (pairs, device, spare): (PairKernel, Option<&dyn PairDevice>, &Spare),
+    stop: &AtomicBool,
+) -> Result<Counted, Error> {
+    let short = |_| crate::memory::memory_short("a unit's half-board patterns");
+    Ok(match device {
+        Some(device) => {
+            let takes = ((others, others.len(), shift), device.takes());
+            sieve.load_for_device(pairs, sliced, takes).map_err(short)?;
+            sieve.count_disjoint_by(pairs, OtherSide::Joined(others), stop, device)?
+        }
+        None => {
+            sieve.load(pairs, sliced, (others, shift)).map_err(short)?;
+            let counted = sieve.count_disjoint_on(pairs, others, (stop, spare));
+            counted
+                .map_err(short)?
+                .map_or(Counted::Stopped, Counted::Now)
+        }
+    })
 }

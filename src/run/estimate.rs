@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::execute;
 use crate::kernel::Kernel;
-use crate::parallel::{lock, Workers};
+use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::random::SplitMix;
 use crate::shard::Shard;
 use std::collections::HashSet;
@@ -120,8 +120,13 @@ impl RunRequest {
                     break;
                 };
                 let began = Instant::now();
-                match crate::subtask::count(&plan, id, self.options.unique, resolved.kernels, stop)
-                {
+                match crate::subtask::count(
+                    &plan,
+                    id,
+                    self.options.unique,
+                    resolved.kernels,
+                    (stop, &NO_SPARE),
+                ) {
                     Ok(Some(_)) => times.push(began.elapsed().as_secs_f64()),
                     Ok(None) => break,
                     Err(e) => {

@@ -352,3 +352,62 @@ fn a_small_shard_of_22_or_23_holds_only_the_row_sets_its_units_use() {
         assert_eq!(tables["total"], searched["total"], "N = {n}");
     }
 }
+
+/// The quarters' sizes are kept in `NQUEENS_CACHE_DIR` for the next process: written by
+/// the first plan of N = 24, read by the next, written anew where the file was damaged,
+/// and where the directory cannot be written the count goes on, saying nothing.
+#[test]
+fn the_quarters_sizes_are_kept_for_the_next_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = |cache: &std::path::Path| {
+        let out = crate::util::nqueens()
+            .env("NQUEENS_CACHE_DIR", cache)
+            .args(["count", "24", "--dry-run", "--memory-limit", "64G"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!((out.status.code(), err.as_str()), (Some(0), ""));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = plan(dir.path());
+    let file = dir.path().join("quarter-placements-12x12.txt");
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        kept.starts_with("nqueens quarter placements 12x12"),
+        "{kept}"
+    );
+    assert_eq!(kept.lines().count(), 1 + 4096 + 1);
+    assert_eq!(plan(dir.path()), first);
+    // a count changed: the file no longer checks out, and is counted and written again
+    let damaged = kept.replacen("\n12\n", "\n13\n", 1);
+    assert_ne!(damaged, kept);
+    std::fs::write(&file, damaged).unwrap();
+    assert_eq!(plan(dir.path()), first);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), kept);
+    // a file that checks out is what the plan is made by: a hundred times as many
+    // placements put N = 24's tables over 1 GiB, which `auto` then leaves to d4
+    let engine = |out: &std::process::Output| String::from_utf8_lossy(&out.stdout).into_owned();
+    let at_1g = || {
+        crate::util::nqueens()
+            .env("NQUEENS_CACHE_DIR", dir.path())
+            .args(["count", "24", "--dry-run", "--memory-limit", "1G"])
+            .output()
+            .unwrap()
+    };
+    assert!(engine(&at_1g()).contains("engine=quadrant"));
+    let mut larger = String::from("nqueens quarter placements 12x12, one row set a line\n");
+    for (i, count) in kept.lines().skip(1).take(4096).enumerate() {
+        let count: u64 = count.parse().unwrap();
+        larger += &format!("{}\n", if i == 0 { count } else { count * 100 });
+    }
+    larger += &format!("crc32 {:08x}\n", crc32fast::hash(larger.as_bytes()));
+    std::fs::write(&file, larger).unwrap();
+    let out = at_1g();
+    assert!(engine(&out).contains("engine=d4"), "{}", engine(&out));
+    let note = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(note.contains("take 29 GiB"), "{note}");
+    // a file where the directory should be
+    let not_a_dir = dir.path().join("plain");
+    std::fs::write(&not_a_dir, "").unwrap();
+    assert_eq!(plan(&not_a_dir), first);
+}

@@ -12,6 +12,11 @@ pub fn nqueens() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("nqueens").unwrap()
 }
 
+/// The variable that keeps no quarters' sizes between processes (no directory can be made
+/// under `/dev/null`): a test that signals a plan while the sizes are counted needs them
+/// counted, not read from an earlier test's file.
+pub const SIZES_NOT_KEPT: (&str, &str) = ("NQUEENS_CACHE_DIR", "/dev/null/nqueens");
+
 /// Runs the binary and returns (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
     let out = nqueens().args(args).output().unwrap();

@@ -1,6 +1,8 @@
 //! How the other side is taken: runs of one signature, and batches of runs where the stored
 //! blocks are many.
 
+use std::sync::{Mutex, MutexGuard};
+
 /// Patterns of one signature whose lookups are worked out before their blocks are visited:
 /// a block's tables then stay in the nearest cache while the whole run passes over them
 /// (measured at N = 22, Zen 5: 256 took 0.91 times as long as 32, 0.985 times 128).
@@ -28,6 +30,20 @@ pub(super) const BATCH_RUNS: usize = 128;
 /// few blocks of a stretch to visit four at a time).
 pub(super) const STRETCH_BLOCKS: usize = 256;
 
+/// Fewest pairs of a load (stored patterns times the other side's) split over threads lent
+/// to the unit ([`Spare`](crate::parallel::Spare)): about a millisecond of counting, where
+/// a thread's start and buffers cost a few dozen microseconds.
+pub(super) const SPLIT_PAIRS: u64 = 1 << 36;
+
+/// Pieces a split load's other side is cut into for each thread that may count it, taken
+/// in turn by whichever thread is free: the signatures' costs differ, so many small pieces
+/// keep the threads together to the end.
+pub(super) const PIECES_PER_THREAD: usize = 32;
+
+/// The fewest patterns of a piece (where a signature is not longer): a piece ends its last
+/// batch short, so it holds a few batches at least.
+pub(super) const LEAST_PIECE: usize = 4 * BATCH;
+
 /// The counting loop's buffers, kept from unit to unit: each pattern of a batch's entries,
 /// and for each run of it, how many of its own lookups each pattern reads and its patterns
 /// in increasing order of that.
@@ -38,14 +54,36 @@ pub(super) struct BatchBuffers {
     pub(super) order: Vec<RunOrder>,
 }
 
+/// The loading thread's [`BatchBuffers`], which a load's count borrows (a lent thread
+/// counts with its own); a copy of the sieve starts with empty ones.
+#[derive(Debug, Default)]
+pub(super) struct Scratch(Mutex<BatchBuffers>);
+
+impl Clone for Scratch {
+    fn clone(&self) -> Scratch {
+        Scratch::default()
+    }
+}
+
+impl Scratch {
+    /// The buffers, held until the guard is dropped.
+    pub(super) fn lock(&self) -> MutexGuard<'_, BatchBuffers> {
+        crate::parallel::lock(&self.0)
+    }
+}
+
 /// How the counting loop batches runs (see [`count_pairs`](super::pairs::count_pairs)):
-/// blocks visited a stretch at a time where there are more than `stretch`, batches of at most `patterns` patterns and
-/// `runs` runs (at most [`BATCH`] and [`BATCH_RUNS`]: the tests take fewer).
+/// blocks visited a stretch at a time where there are more than `stretch`, batches of at
+/// most `patterns` patterns and `runs` runs (at most [`BATCH`] and [`BATCH_RUNS`]: the tests
+/// take fewer); a load of `split` pairs or more split over lent threads ([`SPLIT_PAIRS`]),
+/// in pieces of `piece` patterns at least ([`LEAST_PIECE`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Batching {
     pub(super) stretch: usize,
     pub(super) patterns: usize,
     pub(super) runs: usize,
+    pub(super) split: u64,
+    pub(super) piece: usize,
 }
 
 impl Default for Batching {
@@ -56,6 +94,8 @@ impl Default for Batching {
             stretch,
             patterns,
             runs,
+            split: SPLIT_PAIRS,
+            piece: LEAST_PIECE,
         }
     }
 }

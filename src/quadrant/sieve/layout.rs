@@ -2,12 +2,11 @@
 //! bits on them are packed (its dense word), the lookup tables' entries, and the sieve
 //! itself, its patterns sliced into blocks and each signature's reach.
 
-use super::batching::{BatchBuffers, Batching};
+use super::batching::{Batching, Scratch};
 use crate::quadrant::pattern::{for_each_bit, Pattern, Shift};
 use crate::quadrant::pivots::{
     compatible, pivot_bits, signature_of_bits, Pivots, Signature, Signatures,
 };
-use std::cell::RefCell;
 use std::collections::TryReserveError;
 
 /// Patterns per block: one 256-bit vector per diagonal.
@@ -305,7 +304,7 @@ pub struct Sieve {
     /// How the counting loop takes runs in batches where the blocks are many, and its
     /// buffers.
     pub(super) batching: Batching,
-    pub(super) batch: RefCell<BatchBuffers>,
+    pub(super) batch: Scratch,
 }
 
 impl Sieve {

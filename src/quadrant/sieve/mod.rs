@@ -55,11 +55,15 @@ pub use offload::{RAW_WORDS, SIGN_WORDS};
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};
 use super::pivots::{Pivots, Signature, Signatures, SortBuffers, PIVOTS};
+use crate::parallel::{Lent, Spare};
 use crate::stages::{time, Stage};
+use batching::{BatchBuffers, PIECES_PER_THREAD};
 use layout::{AsItIs, Gather, Records, Seen, Writes, BLOCK, TABLE_BITS};
-use pairs::Ordered;
+use pairs::{Ordered, Share};
 use std::collections::TryReserveError;
+use std::ops::Range;
 use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use words::StoredDense;
 
 /// Fewest stored blocks for which grouping pays: below it, sorting the stored patterns by
@@ -446,20 +450,25 @@ impl Sieve {
     #[cfg(test)]
     pub fn count_disjoint(&mut self, others: &[Pattern]) -> u64 {
         let never = AtomicBool::new(false);
-        self.count_disjoint_on(PairKernel::best(), others, &never)
-            .expect("memory for the order")
-            .expect("never stopped")
+        self.count_disjoint_on(
+            PairKernel::best(),
+            others,
+            (&never, &crate::parallel::NO_SPARE),
+        )
+        .expect("memory for the order")
+        .expect("never stopped")
     }
 
     /// How many pairs (stored pattern, pattern of `others` moved as [`Sieve::load`] was told)
-    /// share no diagonal, on the loop `pairs`, the other side first put in signature order
-    /// ([`Sieve::order`]); `None` when `stop` was set first (it is looked at every few
-    /// patterns), an error when the memory for the order cannot be had.
+    /// share no diagonal, on the loop `pairs` and the threads `spare` lends, the other side
+    /// first put in signature order ([`Sieve::order`]); `None` when `stop` was set first (it
+    /// is looked at every few patterns), an error when the memory for the order cannot be
+    /// had.
     pub fn count_disjoint_on(
         &mut self,
         pairs: PairKernel,
         others: &[Pattern],
-        stop: &AtomicBool,
+        (stop, spare): (&AtomicBool, &Spare),
     ) -> Result<Option<u64>, TryReserveError> {
         if self.len == 0 {
             return Ok(Some(0));
@@ -480,23 +489,119 @@ impl Sieve {
             } else {
                 &ordered
             };
-            self.count_ordered(pairs, (others, &start), stop)
+            self.count_ordered(pairs, (others, &start), (stop, spare))
         });
         (self.sorted, self.signatures, self.start) = (ordered, signatures, start);
         counted
     }
 
     /// [`Sieve::count_disjoint_on`] of the other side once ordered: signature `s`'s
-    /// patterns (or records) at `others[start[s]..start[s + 1]]`.
-    fn count_ordered(&self, pairs: PairKernel, others: Ordered, stop: &AtomicBool) -> Option<u64> {
+    /// patterns (or records) at `others[start[s]..start[s + 1]]`; a large load is cut into
+    /// pieces that the threads `spare` lends count beside this one ([`Sieve::count_split`]).
+    fn count_ordered(
+        &self,
+        pairs: PairKernel,
+        (others, start): Ordered,
+        (stop, spare): (&AtomicBool, &Spare),
+    ) -> Option<u64> {
+        time(Stage::CpuPairs, || {
+            // split only where a thread is idle now: a split load's pieces cut its batches
+            // short, which cost a shard of N = 24 on two busy threads 6 % more
+            let load_pairs = self.len as u64 * others.len() as u64;
+            if spare.may_come() && load_pairs >= self.batching.split {
+                if let Some(lent) = spare.borrow() {
+                    return self.count_split(pairs, (others, start), (stop, spare), lent);
+                }
+            }
+            let share = Share {
+                others,
+                start,
+                groups: 0..start.len() - 1,
+                buffers: &mut self.batch.lock(),
+            };
+            self.count_share(pairs, share, stop)
+        })
+    }
+
+    /// [`Sieve::count_ordered`] of a load cut into pieces of its signatures, taken in turn by
+    /// this thread, the thread `first` lent, and each thread `spare` lends while it counts
+    /// (a thread started for the load, given back at its end).
+    fn count_split(
+        &self,
+        pairs: PairKernel,
+        (others, start): Ordered,
+        (stop, spare): (&AtomicBool, &Spare),
+        first: Lent,
+    ) -> Option<u64> {
+        let most_helpers = num_cpus::get().saturating_sub(1);
+        let count = (most_helpers + 1) * PIECES_PER_THREAD;
+        let pieces = pieces(start, (count, self.batching.piece));
+        let next = AtomicUsize::new(0);
+        let count_pieces = |buffers: &mut BatchBuffers| {
+            let mut disjoint = 0;
+            while let Some(groups) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let share = Share {
+                    others,
+                    start,
+                    groups: groups.clone(),
+                    buffers: &mut *buffers,
+                };
+                disjoint += self.count_share(pairs, share, stop)?;
+            }
+            Some(disjoint)
+        };
+        std::thread::scope(|scope| {
+            let mut helpers = Vec::new();
+            let mut mine = Some(0);
+            let buffers = &mut *self.batch.lock();
+            let mut first = Some(first);
+            while next.load(Ordering::Relaxed) < pieces.len() {
+                // a thread lent since the last piece joins in
+                while helpers.len() < most_helpers {
+                    let Some(lent) = first.take().or_else(|| spare.borrow()) else {
+                        break;
+                    };
+                    let started = std::thread::Builder::new()
+                        .name("nqueens-lent".into())
+                        .spawn_scoped(scope, || count_pieces(&mut BatchBuffers::default()));
+                    // one that cannot start is given back: this thread counts on
+                    let Ok(helper) = started else { break };
+                    helpers.push((lent, helper));
+                }
+                let Some(groups) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let share = Share {
+                    others,
+                    start,
+                    groups: groups.clone(),
+                    buffers: &mut *buffers,
+                };
+                mine = mine
+                    .zip(self.count_share(pairs, share, stop))
+                    .map(|(a, b)| a + b);
+                if mine.is_none() {
+                    break;
+                }
+            }
+            helpers.into_iter().fold(mine, |sum, (lent, helper)| {
+                let counted = helper
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                drop(lent);
+                sum.zip(counted).map(|(a, b)| a + b)
+            })
+        })
+    }
+
+    /// The pairs of one thread's share of a load, on the loops `pairs`.
+    fn count_share(&self, pairs: PairKernel, share: Share, stop: &AtomicBool) -> Option<u64> {
         // the loops with batches and those without are compiled apart: together, the code
         // of one made the other slower (`count 18 -t 1`, none batched, 1.04 times as long)
-        time(Stage::CpuPairs, || {
-            match self.blocks > self.batching.stretch {
-                true => self.count_ordered_on::<true>(pairs, others, stop),
-                false => self.count_ordered_on::<false>(pairs, others, stop),
-            }
-        })
+        match self.blocks > self.batching.stretch {
+            true => self.count_ordered_on::<true>(pairs, share, stop),
+            false => self.count_ordered_on::<false>(pairs, share, stop),
+        }
     }
 
     /// The other side, ordered, as a device takes it: the words its sort `written`, or its
@@ -531,26 +636,46 @@ impl Sieve {
         }
     }
 
-    /// [`Sieve::count_ordered`] on the loops `pairs`, the runs taken in batches or not.
+    /// [`Sieve::count_share`] on the loops `pairs`, the runs taken in batches or not.
     fn count_ordered_on<const BATCHED: bool>(
         &self,
         pairs: PairKernel,
-        others: Ordered,
+        share: Share,
         stop: &AtomicBool,
     ) -> Option<u64> {
         match pairs {
-            PairKernel::Scalar => portable::count::<BATCHED>(self, others, stop),
+            PairKernel::Scalar => portable::count::<BATCHED>(self, share, stop),
             // SAFETY: a `PairKernel::Avx2` is made only where the CPU has AVX2, BMI2 and popcnt.
             #[cfg(target_arch = "x86_64")]
-            PairKernel::Avx2 => unsafe { x86_64::avx2::count::<BATCHED>(self, others, stop) },
+            PairKernel::Avx2 => unsafe { x86_64::avx2::count::<BATCHED>(self, share, stop) },
             // SAFETY: a `PairKernel::Avx2WithAvx512` is made only where the CPU has those
             // and AVX-512 F, VL, BW, VBMI2 and VPOPCNTDQ.
             #[cfg(target_arch = "x86_64")]
             PairKernel::Avx2WithAvx512 => unsafe {
-                x86_64::avx512::count::<BATCHED>(self, others, stop)
+                x86_64::avx512::count::<BATCHED>(self, share, stop)
             },
         }
     }
+}
+
+/// The signatures of an ordered other side (signature `s`'s patterns at
+/// `start[s]..start[s + 1]`) cut into about `count` pieces of alike numbers of patterns, and
+/// `least` at least (a signature is never cut), in order.
+fn pieces(start: &[usize], (count, least): (usize, usize)) -> Vec<Range<usize>> {
+    let (groups, patterns) = (start.len() - 1, start[start.len() - 1]);
+    let least = patterns.div_ceil(count.max(1)).max(least).max(1);
+    let mut pieces = Vec::with_capacity(count + 1);
+    let mut from = 0;
+    for group in 0..groups {
+        if start[group + 1] - start[from] >= least {
+            pieces.push(from..group + 1);
+            from = group + 1;
+        }
+    }
+    if from < groups {
+        pieces.push(from..groups);
+    }
+    pieces
 }
 
 /// Appends each stored pattern's dense word (its pivots' bits lowest, then the rest's,

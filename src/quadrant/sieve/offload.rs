@@ -13,6 +13,7 @@ use super::layout::{
 };
 use super::pairs::Ordered;
 use crate::error::Error;
+use crate::parallel::NO_SPARE;
 use crate::quadrant::cells::{pattern_words, Joinable};
 use crate::quadrant::pair_kernel::PairKernel;
 use crate::quadrant::pattern::Pattern;
@@ -534,7 +535,9 @@ impl Sieve {
         if cpu {
             // nothing a device needs to do (or a word it cannot hold): the CPU's loops
             self.slice_stored(pairs).map_err(short)?;
-            let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
+            let counted = self
+                .count_disjoint_on(pairs, others, (stop, &NO_SPARE))
+                .map_err(short)?;
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
         if signs {
@@ -544,7 +547,9 @@ impl Sieve {
                 return Ok(Counted::Later(ticket));
             }
             self.slice_stored(pairs).map_err(short)?;
-            let counted = self.count_disjoint_on(pairs, others, stop).map_err(short)?;
+            let counted = self
+                .count_disjoint_on(pairs, others, (stop, &NO_SPARE))
+                .map_err(short)?;
             return Ok(counted.map_or(Counted::Stopped, Counted::Now));
         }
         let (mut ordered, mut signatures, mut start, mut words) = (
@@ -583,7 +588,7 @@ impl Sieve {
                 ordered.extend(words.iter().map(record_of_words));
             }
             let ordered_others = if grouped { &ordered[..] } else { others };
-            let counted = self.count_ordered(pairs, (ordered_others, &start), stop);
+            let counted = self.count_ordered(pairs, (ordered_others, &start), (stop, &NO_SPARE));
             Ok(counted.map_or(Counted::Stopped, Counted::Now))
         });
         (self.sorted, self.signatures, self.start, self.device_words) =

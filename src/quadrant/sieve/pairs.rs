@@ -7,6 +7,7 @@ use super::batching::{BatchBuffers, Batching, RunOrder, RunReads, BATCH_RUNS, RU
 use super::layout::{Gather, Sieve, Slice, TABLE_BITS, TABLE_ENTRIES};
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, PIVOTS};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Patterns counted between two looks at the stop flag.
@@ -15,6 +16,16 @@ pub(super) const STOP_CHECK: usize = 256;
 /// The other side in signature order, each pattern located by [`Sieve::order`].
 pub(super) type Ordered<'a> = (&'a [Pattern], &'a [usize]);
 
+/// What one thread counts of a load's pairs: the signatures `groups` of the other side
+/// `others` (in signature order, signature `s`'s patterns at `others[start[s]..start[s + 1]]`),
+/// with its own buffers.
+pub(super) struct Share<'a> {
+    pub others: &'a [Pattern],
+    pub start: &'a [usize],
+    pub groups: Range<usize>,
+    pub buffers: &'a mut BatchBuffers,
+}
+
 /// The counting loop's steps: packing a pattern's seen diagonals, adding up the clashes'
 /// popcounts, and filling a pattern's own entries from its dense word (one
 /// word), which returns how many it wrote at the front: those of every lookup, or
@@ -22,7 +33,7 @@ pub(super) type Ordered<'a> = (&'a [Pattern], &'a [usize]);
 #[inline(always)]
 pub(super) fn count_body<const COMPACT: bool, const BATCHED: bool>(
     sieve: &Sieve,
-    others: Ordered,
+    share: Share,
     stop: &AtomicBool,
     loops: (
         impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
@@ -32,9 +43,9 @@ pub(super) fn count_body<const COMPACT: bool, const BATCHED: bool>(
     ),
 ) -> Option<u64> {
     match (sieve.reads_records(), sieve.seen.narrow()) {
-        (true, _) => count_pairs::<true, true, COMPACT, BATCHED>(sieve, others, stop, loops),
-        (false, true) => count_pairs::<false, true, COMPACT, BATCHED>(sieve, others, stop, loops),
-        (false, false) => count_pairs::<false, false, COMPACT, BATCHED>(sieve, others, stop, loops),
+        (true, _) => count_pairs::<true, true, COMPACT, BATCHED>(sieve, share, stop, loops),
+        (false, true) => count_pairs::<false, true, COMPACT, BATCHED>(sieve, share, stop, loops),
+        (false, false) => count_pairs::<false, false, COMPACT, BATCHED>(sieve, share, stop, loops),
     }
 }
 
@@ -181,98 +192,66 @@ where
             );
         }
     }
-}
 
-/// The counting loop: the other side's runs (up to [`RUN`] patterns of one signature, in
-/// signature order: see [`Sieve::order`]) visit the stored blocks their signature reaches,
-/// sharing their pivot lookups, read once per block, each pattern reading the rest. Where
-/// the stored blocks are many, the runs are taken a batch at a time: each run's entries are
-/// worked out once, then the batch passes over the blocks a stretch at a time, so that a
-/// block's tables, loaded once, serve every run of the batch that reaches it. The loops'
-/// steps are [`Runs`]'.
-#[inline(always)]
-pub(super) fn count_pairs<
-    const RECORDS: bool,
-    const NARROW: bool,
-    const COMPACT: bool,
-    const BATCHED: bool,
->(
-    sieve: &Sieve,
-    (others, start): Ordered,
-    stop: &AtomicBool,
-    (pack, add, fill_rest, order_run): (
-        impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
-        impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
-        impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
-        impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
-    ),
-) -> Option<u64> {
-    let shared = sieve.seen.pivot_lookups;
-    let own = sieve.lookups - shared;
-    let runs = Runs::<_, _, _, _, RECORDS, NARROW, COMPACT> {
-        sieve,
-        others,
-        shared,
-        own,
-        pack,
-        add,
-        fill_rest,
-        order_run,
-    };
-    // per 64-bit word: a vector of sums, added up once at the end
-    let mut counts = [0u64; 4];
-    let mut covered = 0u64;
-    // for each pattern of a batch, the entry each of its own lookups reads, as a byte
-    // offset in a block, and room for a last store of 16 entries past the batch's
-    let mut buffers = sieve.batch.borrow_mut();
-    let BatchBuffers {
-        entries,
-        reads,
-        order,
-    } = &mut *buffers;
-    let Batching {
-        stretch: stretch_blocks,
-        patterns: most_patterns,
-        runs: most_runs,
-    } = sieve.batching;
-    let size = most_patterns.min(others.len()) * own + 16;
-    if entries.len() < size {
-        // tens of kilobytes, kept for the next unit
-        entries.resize(size, 0);
-    }
-    if !BATCHED {
-        // few blocks: each run visits them all as soon as its entries are worked out
+    /// Where the stored blocks are few: each run of the signatures `groups` visits them all
+    /// as soon as its entries are worked out (in `entries`), adding to `counts` its
+    /// clashes. Returns the pairs the runs' blocks hold, `None` when `stop` was set first.
+    #[inline(always)]
+    fn count_alone(
+        &self,
+        (start, groups): (&[usize], Range<usize>),
+        entries: &mut [u32],
+        stop: &AtomicBool,
+        counts: &mut [u64; 4],
+    ) -> Option<u64> {
+        let sieve = self.sieve;
         let (mut run_reads, mut run_order): (RunReads, RunOrder) = ([0; RUN], [0; RUN + 64]);
-        let (mut done, mut next_look) = (0, STOP_CHECK);
-        for (group, bounds) in start.windows(2).enumerate() {
+        let (mut done, mut next_look, mut covered) = (0, STOP_CHECK, 0);
+        for group in groups {
             let reach = &sieve.reach[sieve.reach_at[group]..sieve.reach_at[group + 1]];
-            for at in (bounds[0]..bounds[1]).step_by(RUN) {
+            for at in (start[group]..start[group + 1]).step_by(RUN) {
                 if done >= next_look {
                     if stop.load(Ordering::Relaxed) {
                         return None;
                     }
                     next_look += STOP_CHECK;
                 }
-                let len = RUN.min(bounds[1] - at);
+                let len = RUN.min(start[group + 1] - at);
                 done += len;
                 covered += sieve.covered[group] * len as u64;
                 let run = (&mut run_reads, &mut run_order);
-                let shared = runs.fill((group, at, len), entries, run);
+                let shared = self.fill((group, at, len), entries, run);
                 let run = (&run_reads, &run_order);
-                runs.visit(reach, (&shared, &entries[..], len), run, &mut counts);
+                self.visit(reach, (&shared, &entries[..], len), run, counts);
             }
         }
-    } else {
-        // for each run of the batch, how many of its own lookups each pattern reads, and
-        // its patterns in increasing order of that
-        if reads.len() < most_runs {
-            reads.resize(most_runs, [0; RUN]);
-            order.resize(most_runs, [0; RUN + 64]);
-        }
+        Some(covered)
+    }
+
+    /// Where the stored blocks are many: the runs of the signatures `groups` a batch at a
+    /// time, their entries worked out first (in `entries`, their reads and orders beside),
+    /// then the batch passed over the blocks a stretch at a time, each run visiting those it
+    /// reaches, adding to `counts` its clashes. Returns the pairs the runs' blocks hold,
+    /// `None` when `stop` was set first.
+    #[inline(always)]
+    fn count_batched(
+        &self,
+        (start, groups): (&[usize], Range<usize>),
+        (entries, reads, order): (&mut [u32], &mut [RunReads], &mut [RunOrder]),
+        stop: &AtomicBool,
+        counts: &mut [u64; 4],
+    ) -> Option<u64> {
+        let (sieve, own) = (self.sieve, self.own);
+        let Batching {
+            stretch: stretch_blocks,
+            patterns: most_patterns,
+            runs: most_runs,
+            ..
+        } = sieve.batching;
         let mut batch = [BatchRun::default(); BATCH_RUNS];
         // where the next batch starts: a signature, and a pattern of it
-        let (mut group, mut at) = (0, start[0]);
-        let groups = start.len() - 1;
+        let (mut group, mut at, mut covered) = (groups.start, start[groups.start], 0);
+        let groups = groups.end;
         let stride = sieve.lookups * TABLE_ENTRIES;
         let stretches = sieve.blocks.div_ceil(stretch_blocks);
         loop {
@@ -295,14 +274,14 @@ pub(super) fn count_pairs<
                     len,
                     next: sieve.reach_at[group],
                     end: sieve.reach_at[group + 1],
-                    shared: runs.fill((group, at, len), &mut entries[filled * own..], run),
+                    shared: self.fill((group, at, len), &mut entries[filled * own..], run),
                 };
                 held += 1;
                 filled += len;
                 at += len;
             }
             if held == 0 {
-                break;
+                return Some(covered);
             }
             // the stored blocks a stretch at a time, each run visiting those it reaches
             for stretch_end in (1..=stretches).map(|s| s * stretch_blocks) {
@@ -315,11 +294,87 @@ pub(super) fn count_pairs<
                     }
                     run.next += n;
                     let entries = (&run.shared[..], &entries[run.first * own..], run.len);
-                    runs.visit(&reach[..n], entries, (&reads[r], &order[r]), &mut counts);
+                    self.visit(&reach[..n], entries, (&reads[r], &order[r]), counts);
                 }
             }
         }
     }
+}
+
+/// The counting loop: the other side's runs (up to [`RUN`] patterns of one signature, in
+/// signature order: see [`Sieve::order`]) visit the stored blocks their signature reaches,
+/// sharing their pivot lookups, read once per block, each pattern reading the rest. Where
+/// the stored blocks are many, the runs are taken a batch at a time: each run's entries are
+/// worked out once, then the batch passes over the blocks a stretch at a time, so that a
+/// block's tables, loaded once, serve every run of the batch that reaches it. The loops'
+/// steps are [`Runs`]'.
+#[inline(always)]
+pub(super) fn count_pairs<
+    const RECORDS: bool,
+    const NARROW: bool,
+    const COMPACT: bool,
+    const BATCHED: bool,
+>(
+    sieve: &Sieve,
+    share: Share,
+    stop: &AtomicBool,
+    (pack, add, fill_rest, order_run): (
+        impl Fn(&Gather, Pattern) -> (u64, u64) + Copy,
+        impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
+        impl Fn(u64, usize, usize, &mut [u32]) -> usize + Copy,
+        impl Fn(&RunReads, (usize, usize), &mut RunOrder) + Copy,
+    ),
+) -> Option<u64> {
+    let Share {
+        others,
+        start,
+        groups,
+        buffers,
+    } = share;
+    let shared = sieve.seen.pivot_lookups;
+    let own = sieve.lookups - shared;
+    let runs = Runs::<_, _, _, _, RECORDS, NARROW, COMPACT> {
+        sieve,
+        others,
+        shared,
+        own,
+        pack,
+        add,
+        fill_rest,
+        order_run,
+    };
+    // per 64-bit word: a vector of sums, added up once at the end
+    let mut counts = [0u64; 4];
+    // for each pattern of a batch, the entry each of its own lookups reads, as a byte
+    // offset in a block, and room for a last store of 16 entries past the batch's
+    let BatchBuffers {
+        entries,
+        reads,
+        order,
+    } = buffers;
+    let Batching {
+        patterns: most_patterns,
+        runs: most_runs,
+        ..
+    } = sieve.batching;
+    let size = most_patterns.min(others.len()) * own + 16;
+    if entries.len() < size {
+        // tens of kilobytes, kept for the next unit
+        entries.resize(size, 0);
+    }
+    let ordered = (start, groups);
+    let covered = if !BATCHED {
+        runs.count_alone(ordered, entries, stop, &mut counts)?
+    } else {
+        // for each run of the batch, how many of its own lookups each pattern reads, and
+        // its patterns in increasing order of that
+        if reads.len() < most_runs {
+            reads.resize(most_runs, [0; RUN]);
+            order.resize(most_runs, [0; RUN + 64]);
+        }
+        let buffers = (&mut entries[..], &mut reads[..], &mut order[..]);
+        runs.count_batched(ordered, buffers, stop, &mut counts)?
+    };
     let hits: u64 = counts.iter().sum();
     Some(covered - hits)
 }

@@ -4,7 +4,7 @@
 use super::batching::{RunOrder, RunReads};
 use super::layout::DenseWords;
 use super::layout::{Gather, Sieve, Sorted, Writes, MOST_LOOKUPS};
-use super::pairs::{count_body, fill_entries, Ordered};
+use super::pairs::{count_body, fill_entries, Share};
 use crate::quadrant::pattern::Pattern;
 use crate::quadrant::pivots::{Signature, Signatures, SortBuffers};
 use std::collections::TryReserveError;
@@ -24,7 +24,7 @@ pub(super) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), T
 /// at a time, every lookup read, runs ordered by a counting sort.
 pub(super) fn count<const BATCHED: bool>(
     sieve: &Sieve,
-    others: Ordered,
+    share: Share,
     stop: &AtomicBool,
 ) -> Option<u64> {
     let loops = (
@@ -33,7 +33,7 @@ pub(super) fn count<const BATCHED: bool>(
         fill_every,
         order_by_reads,
     );
-    count_body::<false, BATCHED>(sieve, others, stop, loops)
+    count_body::<false, BATCHED>(sieve, share, stop, loops)
 }
 
 /// [`Signatures::sort`] a signature and a written pattern at a time, by lookups.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::parallel::{Spare, NO_SPARE};
 use crate::quadrant::pivots::pivot_bits;
 use batching::{Batching, RunOrder, RunReads, RUN};
 use layout::TABLE_ENTRIES;
@@ -211,11 +212,24 @@ fn ordered_records_count_alike_and_a_stop_counts_nothing() {
         stretch: 1,
         patterns: 300,
         runs: 3,
+        ..Batching::default()
     };
-    for batching in [Batching::default(), batched] {
+    // and split into pieces, two threads lent to count them
+    let lent = Spare::new(3, 1);
+    let split = |b| {
+        let split = Batching {
+            split: 0,
+            piece: 1,
+            ..b
+        };
+        (split, &lent)
+    };
+    let ways = [(Batching::default(), &NO_SPARE), (batched, &NO_SPARE)];
+    for (batching, spare) in ways.into_iter().chain(ways.map(|(b, _)| split(b))) {
         sieve.batching = batching;
         for kernel in PairKernel::available() {
-            let mut count = |stop| sieve.count_disjoint_on(kernel, &right, stop).unwrap();
+            let mut count =
+                |stop| (sieve.count_disjoint_on(kernel, &right, (stop, spare))).unwrap();
             assert_eq!(count(&never), Some(counted), "{kernel:?} {batching:?}");
             assert_eq!(count(&stopped), None, "{kernel:?} {batching:?}");
         }
@@ -271,6 +285,29 @@ fn counts_like_the_pair_test_with_the_other_side_moved() {
     }
 }
 
+/// A split load's pieces: every signature once, in order, none empty, about as many as
+/// asked where the signatures are many and alike.
+#[test]
+fn pieces_cover_every_signature_in_order() {
+    let even: Vec<usize> = (0..=1000).map(|s| s * 10).collect();
+    let uneven: Vec<usize> = (0..=100).map(|s: usize| s.pow(3)).collect();
+    for (start, count) in [
+        (&even, 64),
+        (&even, 1),
+        (&even, 5000),
+        (&uneven, 16),
+        (&vec![0, 0, 5, 5], 3),
+    ] {
+        let pieces = pieces(start, (count, 1));
+        let flat: Vec<usize> = pieces.iter().flat_map(|p| p.clone()).collect();
+        assert_eq!(flat, (0..start.len() - 1).collect::<Vec<_>>(), "{count}");
+        assert!(pieces.iter().all(|p| !p.is_empty()), "{pieces:?}");
+    }
+    assert!((60..=65).contains(&pieces(&even, (64, 1)).len()));
+    // pieces of 500 patterns at least: 20 of 50 signatures each
+    assert_eq!(pieces(&even, (64, 500)).len(), 20);
+}
+
 /// Loads `left`, checks both counting loops against the plain pair test, returns the sieve.
 fn loaded_like_the_pair_test(left: &[Pattern], right: &[Pattern]) -> Sieve {
     loaded_like_the_pair_test_moved(left, right, Shift::default())
@@ -293,19 +330,33 @@ fn loaded_like_the_pair_test_moved(left: &[Pattern], right: &[Pattern], shift: S
             stretch: 1,
             patterns: 300,
             runs: 3,
+            ..Batching::default()
         },
         Batching {
             stretch: 2,
             patterns: 1000,
             runs: 40,
+            ..Batching::default()
         },
     ];
+    // each load also split into pieces, counted with two threads lent from the start, with
+    // none lent while the run may lend, and where it never does
+    let spares = [Spare::new(3, 1), Spare::new(2, 2), Spare::none()];
+    let split = batchings.map(|b| Batching {
+        split: 0,
+        piece: 1,
+        ..b
+    });
+    let ways: Vec<_> = (batchings.iter().zip(&spares))
+        .chain(split.iter().zip(&spares))
+        .collect();
     for layout in PairKernel::available() {
         sieve.load(layout, left, (right, shift)).unwrap();
         for kernel in PairKernel::available() {
-            for batching in batchings {
+            for &(&batching, spare) in &ways {
                 sieve.batching = batching;
-                let got = sieve.count_disjoint_on(kernel, right, &AtomicBool::new(false));
+                let never = AtomicBool::new(false);
+                let got = sieve.count_disjoint_on(kernel, right, (&never, spare));
                 assert_eq!(
                     got.unwrap(),
                     Some(want),

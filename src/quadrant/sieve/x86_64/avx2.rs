@@ -13,7 +13,7 @@ use crate::quadrant::sieve::layout::DenseWords;
 use crate::quadrant::sieve::layout::NARROW_WORDS;
 use crate::quadrant::sieve::layout::{Gather, Sieve, Sorted, Writes};
 use crate::quadrant::sieve::offload::PairWork;
-use crate::quadrant::sieve::pairs::{count_body, Ordered};
+use crate::quadrant::sieve::pairs::{count_body, Ordered, Share};
 use crate::quadrant::sieve::portable::disjoint_narrow as portable_disjoint_narrow;
 use crate::quadrant::sieve::portable::{add_popcounts, fill_every, order_by_reads, transpose64};
 use crate::quadrant::sieve::words::StoredDense;
@@ -39,11 +39,11 @@ pub(crate) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), T
 #[target_feature(enable = "avx2,bmi2,popcnt")]
 pub(crate) fn count<const BATCHED: bool>(
     sieve: &Sieve,
-    others: Ordered,
+    share: Share,
     stop: &AtomicBool,
 ) -> Option<u64> {
     let steps = (add_popcounts, fill_every, order_by_reads);
-    count_by_pext::<false, BATCHED>(sieve, others, stop, steps)
+    count_by_pext::<false, BATCHED>(sieve, share, stop, steps)
 }
 
 /// [`count_body`] with a pattern's seen diagonals packed by `pext`, the clashes' popcounts
@@ -51,7 +51,7 @@ pub(crate) fn count<const BATCHED: bool>(
 #[inline(always)]
 pub(super) fn count_by_pext<const COMPACT: bool, const BATCHED: bool>(
     sieve: &Sieve,
-    others: Ordered,
+    share: Share,
     stop: &AtomicBool,
     (add, fill_rest, order): (
         impl Fn(&mut [u64; 4], &[[u64; 4]]) + Copy,
@@ -63,7 +63,7 @@ pub(super) fn count_by_pext<const COMPACT: bool, const BATCHED: bool>(
     // has it (`PairKernel`).
     let pext = |x, mask| unsafe { std::arch::x86_64::_pext_u64(x, mask) };
     let pack = |part: &Gather, p| part.gather(p, pext);
-    count_body::<COMPACT, BATCHED>(sieve, others, stop, (pack, add, fill_rest, order))
+    count_body::<COMPACT, BATCHED>(sieve, share, stop, (pack, add, fill_rest, order))
 }
 
 /// A loaded sieve's work for a device ([`PairWork`]) compiled for BMI2, the dense words

@@ -9,7 +9,7 @@ use crate::quadrant::sieve::batching::{RunOrder, RunReads, RUN};
 use crate::quadrant::sieve::layout::DenseWords;
 use crate::quadrant::sieve::layout::{Gather, Sieve, Sorted, Writes};
 use crate::quadrant::sieve::layout::{TABLE_BITS, TABLE_ENTRIES};
-use crate::quadrant::sieve::pairs::{Ordered, SLICE_BYTES};
+use crate::quadrant::sieve::pairs::{Share, SLICE_BYTES};
 use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
 
@@ -35,7 +35,7 @@ pub(crate) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), T
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512vl,avx512vpopcntdq,avx512bw,avx512vbmi2")]
 pub(crate) fn count<const BATCHED: bool>(
     sieve: &Sieve,
-    others: Ordered,
+    share: Share,
     stop: &AtomicBool,
 ) -> Option<u64> {
     use std::arch::x86_64::*;
@@ -59,7 +59,7 @@ pub(crate) fn count<const BATCHED: bool>(
     let order = |reads: &RunReads, run, order: &mut RunOrder| unsafe {
         order_by_reads_avx512(reads, run, order)
     };
-    count_by_pext::<true, BATCHED>(sieve, others, stop, (add, fill, order))
+    count_by_pext::<true, BATCHED>(sieve, share, stop, (add, fill, order))
 }
 
 /// The AVX2 sort with the signatures gathered four at a time ([`sign_all_avx512`]).
