@@ -218,7 +218,7 @@ impl Gate {
 #[derive(Debug)]
 pub(crate) struct Spare {
     idle: AtomicUsize,
-    /// Whether any thread may be lent in this run (more than one thread counts).
+    /// Whether a thread is ever lent in this run (more than one thread counts).
     may: bool,
 }
 
@@ -241,12 +241,6 @@ impl Spare {
             idle: AtomicUsize::new(threads.saturating_sub(started)),
             may: threads > 1,
         }
-    }
-
-    /// Whether a thread may be lent in this run at all (a subtask then splits its work so
-    /// that one can join it).
-    pub fn may_come(&self) -> bool {
-        self.may
     }
 
     /// A thread with no subtask left to take: lent to those still counting.
@@ -311,7 +305,6 @@ mod tests {
     #[test]
     fn a_spare_thread_is_borrowed_once_and_given_back() {
         let spare = Spare::new(3, 2);
-        assert!(spare.may_come());
         let lent = spare.borrow();
         assert!(lent.is_some() && spare.borrow().is_none());
         spare.lend();
@@ -322,7 +315,7 @@ mod tests {
         // a run of one thread never lends one
         let alone = Spare::new(1, 1);
         alone.lend();
-        assert!(!alone.may_come() && alone.borrow().is_none());
+        assert!(alone.borrow().is_none());
     }
 }
 

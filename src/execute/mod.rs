@@ -23,8 +23,8 @@ use std::sync::atomic::AtomicBool;
 /// Opens the executor `resolved` name for `plan`, to count `subtasks` subtasks: CPU threads
 /// with the chosen kernel (never more workers than subtasks: an idle worker still costs;
 /// the quadrant engine's units take the threads past them), or GPUs with CPU threads beside
-/// them. The quadrant engine's tables are built here (on the
-/// CPU threads, within the memory limit); `cancel` stops the build ([`Error::Interrupted`]).
+/// them. The quadrant engine's tables are built here (on the CPU threads, within the memory
+/// limit); `cancel` stops the build ([`Error::Interrupted`]).
 pub(crate) fn open(
     plan: &Plan,
     resolved: &Resolved,

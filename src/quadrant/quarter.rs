@@ -269,9 +269,10 @@ impl<P> Quarter<P> {
 /// Placements of a quarter of shape `rows`×`cols`, per row set (bit `i`: the quarter's row
 /// `i`), counted, not built: once per shape and process (a quarter's placements do not depend
 /// on where it lies on the board), on every core from N = 24, the placements whose first
-/// queen is in the east columns counted as the mirrors of those in the west ones; from
-/// N = 24 kept on disk for the next process ([`sizes_file`]). `None` when `stop` was set
-/// first (N = 27's quarters take 12 s on 2 cores).
+/// queen is in the east columns counted as the mirrors of those in the west ones; shapes of
+/// 12 rows and more (N = 23's south quarter, every quarter from N = 24) kept on disk for the
+/// next process ([`sizes_file`]). `None` when `stop` was set first (N = 27's quarters take
+/// 10 s on 2 cores).
 pub(crate) fn placements(rows: usize, cols: usize, stop: &AtomicBool) -> Option<Arc<[u64]>> {
     type Counted = Vec<((usize, usize), Arc<[u64]>)>;
     static COUNTED: std::sync::Mutex<Counted> = std::sync::Mutex::new(Vec::new());
@@ -283,8 +284,8 @@ pub(crate) fn placements(rows: usize, cols: usize, stop: &AtomicBool) -> Option<
     let per_rows = match kept.then(|| sizes_file::read(rows, cols)).flatten() {
         Some(read) => read,
         None => {
-            // on one thread below N = 24 (tens of milliseconds at most), on every core from
-            // it, whatever the count's threads: the sizing comes before them
+            // on one thread below 12 rows (tens of milliseconds at most), on every core from
+            // them, whatever the count's threads: the sizing comes before them
             let threads = match kept {
                 false => 1,
                 true => std::thread::available_parallelism().map_or(1, |t| t.get()),

@@ -508,7 +508,7 @@ impl Sieve {
             // split only where a thread is idle now: a split load's pieces cut its batches
             // short, which cost a shard of N = 24 on two busy threads 6 % more
             let load_pairs = self.len as u64 * others.len() as u64;
-            if spare.may_come() && load_pairs >= self.batching.split {
+            if load_pairs >= self.batching.split {
                 if let Some(lent) = spare.borrow() {
                     return self.count_split(pairs, (others, start), (stop, spare), lent);
                 }
