@@ -27,13 +27,10 @@ const SLOW: Duration = Duration::from_millis(250);
 const ITEMS_PER_LANE: usize = 4;
 
 /// The items of an adapter's first dispatch, and the fewest of any: on a GPU both four per
-/// lane (a million on an H100: 4,096 workgroups of 64). A dispatch lasts at least as long
-/// as its longest item, so halving it below a few items per lane only idles the GPU: on an
-/// H100 at N = 21 (262,144 lanes), dispatches of a million items counted 1.3e11 nodes a
-/// second, of 32,768 items 6.5e10, and of 1,024 items (where halving past [`SLOW`] ended)
-/// 8e8, each still taking 0.18 s. (A million took 1.8 s there: an item of 14 rows took a
-/// lane about 0.3 s.) A CPU-emulated adapter runs its invocations a few at a time, so none
-/// idles there: its dispatches start at a few thousand items and may shrink to a thousand.
+/// lane. A dispatch lasts at least as long as its longest item, so halving it below a few
+/// items per lane only idles the GPU (docs/benchmarks.md, "The GPU code's choices"). A
+/// CPU-emulated adapter runs its invocations a few at a time, so none idles there: its
+/// dispatches start at a few thousand items and may shrink to a thousand.
 fn dispatch_sizes(software: bool, lanes: usize) -> (usize, usize) {
     if software {
         (1 << 12, 1 << 10)
@@ -55,9 +52,8 @@ fn next_items(items: usize, took: Duration, fewest: usize) -> usize {
 }
 
 /// Items between two spot checks: the first item the kernel counted in every dispatch and
-/// every 4096th item a GPU counts are counted again on the CPU (about 1/4000 of its work:
-/// on an H100 at 1.3e11 nodes a second, 3e7 a second of the feeder thread's, a tenth of a
-/// core).
+/// every 4096th item a GPU counts are counted again on the CPU: about 1/4000 of its work,
+/// a tenth of a core beside a fast GPU.
 const SPOT_EVERY: u64 = 4096;
 
 /// GPUs and CPU worker threads.
@@ -613,8 +609,8 @@ mod tests {
         let cpu = super::super::cpu::Cpu::new(workers(), kernels);
         let want = count_all(&cpu, &plan, false).0;
         // a later lie falls on the second dispatch's first item (a dispatch is vouched for
-        // whole, so an earlier lie keeps nothing); on a GPU of many lanes (an H200: a
-        // million items a dispatch) the first holds the whole plan
+        // whole, so an earlier lie keeps nothing); on a GPU of many lanes the first holds
+        // the whole plan
         let first = (gpus.iter())
             .map(|gpu| dispatch_sizes(gpu.is_software(), gpu.lanes()).0)
             .max()

@@ -46,11 +46,11 @@ const BATCH_LANES: usize = 4;
 /// at most (a sieve of N = 24 alone takes more: it goes alone); a thread's batches are given
 /// room by the last one's upload, growing to this. A thread's queue holds two batches, each
 /// in an upload buffer and, over a bus, on the GPU with the tables it makes (the words are
-/// about a sixth of their bytes): 16 threads keep about 1.3 GiB of them there, 1 GiB on lavapipe.
+/// about a sixth of their bytes): about 1.3 GiB for 16 threads.
 const BATCH_BYTES: u64 = 32 << 20;
 
 /// The board of the pair kernel's known-answer check, before a GPU counts a unit: its 462
-/// units (252 sieves) take milliseconds, even on lavapipe.
+/// units (252 sieves) take milliseconds, even on a CPU-emulated adapter.
 const CHECK_N: usize = 12;
 
 /// Counts every unit of N = [`CHECK_N`] with `gpu`'s pair kernel and on the CPU's loops

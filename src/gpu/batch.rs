@@ -9,6 +9,7 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
+use crate::gpu::wire::{self, ReachAt};
 use crate::quadrant::{
     PairWork, BLOCK_WORDS, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS,
 };
@@ -27,10 +28,9 @@ pub const MIN_SPOT_EVERY: usize = 4096;
 
 /// Spot checks a batch spreads over the patterns it is sized for, besides each sieve's
 /// first. A check of a sieve of words is a pass over all its stored words on the CPU, so
-/// checks at a fixed stride grew with a big GPU's batches (every 4096th: at N = 21, by its
-/// candidates and sieves, about five a sieve besides its first; the threads spent 57 s
-/// adding sieves to the H200's batches); spread over the batch they still find a part of
-/// it counted wrong. (The tests take 2, so that their strides are not the fewest.)
+/// checks at a fixed stride grew with a big GPU's batches; spread over the batch they
+/// still find a part of it counted wrong. (The tests take 2, so that their strides are not
+/// the fewest.)
 const SPOTS_A_BATCH: usize = if cfg!(test) { 2 } else { 16 };
 
 /// The stride of the spot checks of a batch sized for `patterns` patterns: a power of two,
@@ -51,12 +51,9 @@ fn multiples_of(every: usize, slots: Range<usize>) -> impl Iterator<Item = usize
 }
 
 /// Slots of a batch between two of `join.wgsl`'s hints ([`PairBatch::hints`]): within
-/// them a candidate's sieve and cell lie a step or two on from the hint's, where its two
-/// binary searches were about a quarter of the join pass on lavapipe.
+/// them a candidate's sieve and cell lie a step or two on from the hint's, not two binary
+/// searches away.
 pub const HINT_EVERY: usize = 64;
-
-/// Words of a signature's record in [`PairBatch::reach_at`].
-pub const REACH_AT_WORDS: usize = 5;
 
 /// Words of a sieve's sums ([`Sums`]): its clashes' low and high words, its first
 /// pattern's clashes, and where the GPU signed its other side, the pairs visited (low and
@@ -124,8 +121,8 @@ pub struct PairBatch {
     pub reach: Vec<u32>,
     /// For each signature of the batch, where its reach starts and ends in `reach`, its
     /// head ([`PairWork::heads`]; 0 for wide words), its sieve's index in the batch and
-    /// where that sieve's patterns start ([`REACH_AT_WORDS`]).
-    pub reach_at: Vec<u32>,
+    /// where that sieve's patterns start.
+    pub reach_at: Vec<ReachAt>,
     /// 32-bit words of the patterns, `pattern_words` a pattern (its words as [`PairWork`]
     /// has them, its signature the batch's): every sieve of a batch has them narrow, or
     /// every one wide. They go straight into the upload as each sieve is added
@@ -297,7 +294,13 @@ impl PairBatch {
         for (s, bounds) in work.reach_at.windows(2).enumerate() {
             let head = work.heads.get(s).copied().unwrap_or(0);
             let [start, end] = [bounds[0], bounds[1]].map(|at| reach_base + at);
-            (self.reach_at).extend([start, end, head, sieve as u32, first_spot as u32]);
+            self.reach_at.push(ReachAt {
+                start,
+                end,
+                head,
+                sieve: sieve as u32,
+                first: first_spot as u32,
+            });
         }
         (self.other_cursors).extend(work.places.iter().map(|&place| (first + place) as u32));
         let cells = work.signing.as_ref().and_then(|s| s.cells());
@@ -369,9 +372,8 @@ impl PairBatch {
     /// patterns, and where the last ends: stretches of about equal cost where the host
     /// knows each sieve's (its block visits and patterns; within a sieve the cost is
     /// spread evenly over its patterns), else of equal patterns. A driver that hands each
-    /// of its threads a run of consecutive workgroups (lavapipe) then gives them equal
-    /// work: by patterns, one of its two threads idled a sixth of `count 18`, as sieves
-    /// cost unlike a pattern.
+    /// of its threads a run of consecutive workgroups (llvmpipe) then gives them equal
+    /// work, as sieves cost unlike a pattern.
     pub fn workgroup_starts(&self, workgroups: usize) -> Vec<u32> {
         let known = self.sieves.iter().all(|sieve| sieve.cost.is_some());
         let sieves = self.sieves.iter().zip(self.sieve_slots());
@@ -439,7 +441,7 @@ impl PairBatch {
 
     /// What the next sieve's signatures are moved by: the signatures before it.
     pub fn signature_base(&self) -> u32 {
-        (self.reach_at.len() / REACH_AT_WORDS) as u32
+        self.reach_at.len() as u32
     }
 
     /// Whether `work`'s words are the batch's kind (narrow, wide, or signed on the GPU:
@@ -454,16 +456,16 @@ impl PairBatch {
 
     /// Where the word lists lie in the buffer that holds them.
     pub fn word_parts(&self) -> WordParts {
-        let lists = [
+        let lists: [&[u32]; 7] = [
             &self.reach,
-            &self.reach_at,
+            wire::words(&self.reach_at),
             &self.blocks,
             &self.signing,
             &self.gathered,
             &self.covered,
             &self.cells,
         ];
-        let [reach, reach_at, blocks, signing, gathered, covered, cells] = lists.map(Vec::len);
+        let [reach, reach_at, blocks, signing, gathered, covered, cells] = lists.map(<[u32]>::len);
         WordParts::of([
             self.pattern_data,
             reach,
@@ -483,7 +485,7 @@ impl PairBatch {
         let words = WordParts::of([
             self.pattern_data + cells.map_or(work.len() * work.pattern_words, |_| 0),
             self.reach.len() + work.reach.len(),
-            self.reach_at.len() + REACH_AT_WORDS * work.reach_at.len(),
+            wire::words_of::<ReachAt>() * (self.reach_at.len() + work.reach_at.len()),
             self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
             self.signing.len() + signing.map_or(0, |_| SIGN_WORDS),
             self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),

@@ -14,7 +14,8 @@
 //
 // The host fills in WG (invocations per workgroup), ROWS (the most rows an item leaves) and,
 // for the full-symmetry tie frames, whose solutions are classified on their whole board and
-// counted by orbit, the board and the sections of ties.wgsl.
+// counted by orbit, the board and the sections of ties.wgsl; and the Params and Frame
+// structs (RowParams and Frame in wire.rs).
 
 const WG: u32 = {WG}u;
 const ROWS: u32 = {ROWS}u;
@@ -24,21 +25,9 @@ const STACK: u32 = ROWS - 1u;
 const MASKS: u32 = ROWS - 1u;
 // the queen of each searched row, tie frames only (they look at the whole board)
 const BOARD: u32 = {BOARD};
-// per frame: 32 allowed masks, then the must row, then the must columns
-const FRAME_WORDS: u32 = 34u;
-
-struct Params {
-    n: u32,
-    count: u32,
-    full: u32,
-    // An item is given up (its count left for the CPU) once its nodes reach this, at most
-    // 2^31: it is checked whenever a row is popped, fewer than 33 * ROWS queens are placed
-    // between two pops, so no 32-bit count wraps. Nodes of limit or more in a result: given up.
-    limit: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> frames: array<u32>;
+@group(0) @binding(1) var<storage, read> frames: array<Frame>;
 // cols, right-down diagonals, left-down diagonals, free squares of the item's first row
 @group(0) @binding(2) var<storage, read> items: array<vec4<u32>>;
 // frame << 8 | first row
@@ -92,14 +81,14 @@ fn main(@builtin(local_invocation_index) lane: u32) {
             row = items[item];
             let at = item_rows[item];
             start = at & 0xffu;
-            let frame = (at >> 8u) * FRAME_WORDS;
+            let frame = at >> 8u;
             for (var r = start + 1u; r < n; r++) {
-                masks[(r - start - 1u) * WG + lane] = frames[frame + r];
+                masks[(r - start - 1u) * WG + lane] = frames[frame].allowed[r];
             }
-            allowed = frames[frame + start + 1u];
+            allowed = frames[frame].allowed[start + 1u];
             // never matched when there is no must row (32) or it lies above the item
-            must_level = (frames[frame + 32u] - start - 1u) * WG;
-            must = frames[frame + 33u];
+            must_level = (frames[frame].must_row - start - 1u) * WG;
+            must = frames[frame].must;
             level = 0u;
             last_level = (n - start - 2u) * WG;
             depth = 0u;

@@ -41,10 +41,9 @@ pub(crate) fn kind_of(plan: &Rows, id: usize, unique: bool) -> Option<Kind> {
 pub(crate) const MAX_ITEM_ROWS: usize = 16;
 
 /// The rows an item leaves on an `n`×`n` board, at most `most`: items of tens of thousands
-/// to a few hundred thousand nodes on average, by the d4 plan's subtree sizes (measured,
-/// mean nodes with 13 rows left: 77,000 at N = 17, 50,500 at 18, 28,500 at 20; with 14:
-/// 140,000 at 21, 108,000 at 22; with 15: 200,000 at 23; each row more about 7 times as many),
-/// so that a large count's dispatch holds millions of them, each lane's last item ends within
+/// to a few hundred thousand nodes on average, by the d4 plan's subtree sizes
+/// (docs/benchmarks.md, "The GPU code's choices"), so that a large count's dispatch holds
+/// millions of them, each lane's last item ends within
 /// tens of milliseconds, and the host cuts them far faster than a GPU counts them.
 pub(crate) fn item_rows(n: usize, most: usize) -> usize {
     let rows = match n {

@@ -20,8 +20,7 @@ struct Taken {
 pub(crate) struct Ledger {
     slots: Vec<Option<Taken>>,
     /// The empty slots: a dispatch opens tens of thousands of subtasks, and looking for an
-    /// empty slot among them made cutting quadratic (a million items of N = 19: 18 s on the
-    /// host of an H100, while the GPU counts them in one).
+    /// empty slot among them would make cutting quadratic.
     free: Vec<u32>,
 }
 

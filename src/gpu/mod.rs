@@ -9,6 +9,7 @@
 
 pub(crate) mod batch;
 pub(crate) mod items;
+mod kernel;
 pub(crate) mod ledger;
 mod pair_kernels;
 mod pairs;
@@ -18,6 +19,7 @@ pub use pairs::{PairFailure, PairQueue};
 mod room;
 mod trust;
 pub(crate) mod upload;
+mod wire;
 
 use crate::adapter::Adapter;
 use crate::error::Error;
@@ -25,11 +27,10 @@ use crate::parallel::lock;
 use crate::plan::Rows;
 pub(crate) use items::ItemCount;
 use items::{Item, Kind};
+use kernel::{whole, Kernel};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
-use upload::entry;
+use wire::{Frame, RowParams};
 
-/// Words per frame in the frames buffer: 32 allowed masks, must row, must.
-const FRAME_WORDS: usize = 34;
 /// Invocations per workgroup (`WG` in the shader): a multiple of every subgroup width
 /// (NVIDIA 32, AMD 32 or 64, lavapipe 8).
 pub(crate) const WORKGROUP: usize = 64;
@@ -40,8 +41,7 @@ const MOST_WORKGROUPS: usize = 4096;
 /// a dispatch's workgroups up front, so there a batch must hold many sieves (else one half
 /// costs more than the other, and a thread idles while the other finishes) and a workgroup
 /// one tile of it (so that a thread's tiles lie together and share their sieves' tables in
-/// its caches). The row searches' 64 workgroups a dispatch and batches of 16,384 patterns
-/// took 1.15 times as long at N = 18 (`docs/design.md`, "Batches").
+/// its caches) (`docs/design.md`, "Batches").
 pub(crate) const PAIR_LANES: usize = MOST_WORKGROUPS * WORKGROUP;
 /// The node count at which the kernel gives an item up to the CPU: past it a 32-bit count
 /// could wrap before the kernel looks again (`params.limit` in the shader).
@@ -125,7 +125,7 @@ pub struct Gpu {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     /// Plain and tie-frame kernels, by [`Kind`].
-    kernels: [wgpu::ComputePipeline; 2],
+    kernels: [Kernel; 2],
     /// The most rows each kernel's items may have (its workgroup memory is sized for them).
     rows: [usize; 2],
     /// The quadrant engine's pair kernel ([`pairs`]); none where the adapter has no 64-bit
@@ -161,9 +161,8 @@ static OPENED: Mutex<Vec<(DeviceKey, Arc<Gpu>)>> = Mutex::new(Vec::new());
 /// software one, else (only when `allow_software`) the first software one.
 ///
 /// Devices are opened once per process and shared by every later run: opening a GPU again
-/// for each count fails on real drivers (seen on an NVIDIA H100: after a few dozen opens in
-/// one process the Vulkan loader reports no driver, and opens from several threads at once
-/// crashed the process).
+/// for each count fails on real drivers (after a few dozen opens in one process the Vulkan
+/// loader reports no driver, and opens from several threads at once crash it).
 pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<Gpu>>, Error> {
     let mut opened = lock(&OPENED);
     if opened.is_empty() {
@@ -296,13 +295,18 @@ fn shader(kind: Kind, rows: usize) -> String {
     } else {
         "counts.x += select(0u, 1u, child_last && child_free != 0u);".into()
     };
-    include_str!("count.wgsl")
-        .replace("{WG}", &WORKGROUP.to_string())
-        .replace("{ROWS}", &rows.to_string())
-        .replace("{BOARD}", if ties { "ROWS - 1u" } else { "1u" })
-        .replace("{TIE_BINDINGS}", &section("BINDINGS"))
-        .replace("{TIE_FUNCTIONS}", &section("FUNCTIONS"))
-        .replace("{TIE_COUNT}", &count)
+    [
+        wire::ROW_PARAMS_WGSL,
+        wire::FRAME_WGSL,
+        include_str!("count.wgsl"),
+    ]
+    .concat()
+    .replace("{WG}", &WORKGROUP.to_string())
+    .replace("{ROWS}", &rows.to_string())
+    .replace("{BOARD}", if ties { "ROWS - 1u" } else { "1u" })
+    .replace("{TIE_BINDINGS}", &section("BINDINGS"))
+    .replace("{TIE_FUNCTIONS}", &section("FUNCTIONS"))
+    .replace("{TIE_COUNT}", &count)
 }
 
 impl Gpu {
@@ -359,20 +363,7 @@ impl Gpu {
         }));
         let workgroup_limit = limits.max_compute_workgroup_storage_size;
         let rows = [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, workgroup_limit));
-        let kernel = |kind: Kind| {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("count.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(shader(kind, rows[kind as usize]).into()),
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("count"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        let kernel = |kind: Kind| Kernel::new(&device, "count", &shader(kind, rows[kind as usize]));
         let gpu = Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
@@ -521,8 +512,8 @@ impl Gpu {
     }
 
     /// The workgroups a dispatch of `items` runs: enough persistent invocations to fill the
-    /// GPU (an H100 keeps about a thousand of them per multiprocessor with this kernel's
-    /// workgroup memory, and has 132 multiprocessors), a few per thread on a CPU-emulated one.
+    /// GPU (about a thousand a multiprocessor with this kernel's workgroup memory), a few
+    /// per thread on a CPU-emulated one.
     fn workgroups(&self, items: usize) -> u32 {
         items.div_ceil(WORKGROUP).clamp(1, self.most_workgroups()) as u32
     }
@@ -543,13 +534,14 @@ impl Gpu {
 
     /// Uploads the frames of `plan` (what every item's kernel reads its row masks from).
     pub fn frames(&self, plan: &Rows) -> Result<wgpu::Buffer, Error> {
-        let mut words = Vec::with_capacity(plan.frames().len() * FRAME_WORDS);
-        for frame in plan.frames() {
-            words.extend(frame.masks.allowed.iter().map(|&m| m as u32));
-            words.push(frame.masks.must_row as u32);
-            words.push(frame.masks.must as u32);
-        }
-        self.buffer("frames", &words, wgpu::BufferUsages::STORAGE)
+        let frames: Vec<Frame> = (plan.frames().iter())
+            .map(|frame| Frame {
+                allowed: frame.masks.allowed.map(|m| m as u32),
+                must_row: frame.masks.must_row as u32,
+                must: frame.masks.must as u32,
+            })
+            .collect();
+        self.buffer("frames", wire::words(&frames), wgpu::BufferUsages::STORAGE)
     }
 
     /// Starts counting `batch` (items of each kind) of a plan whose frames are `frames`,
@@ -588,9 +580,15 @@ impl Gpu {
                 continue;
             }
             let full = crate::board::full_mask(n) as u32;
+            let params = RowParams {
+                n: n as u32,
+                count: items.len() as u32,
+                full,
+                limit: drop_at,
+            };
             let params = self.buffer(
                 "params",
-                &[n as u32, items.len() as u32, full, drop_at],
+                wire::words(&[params]),
                 wgpu::BufferUsages::UNIFORM,
             )?;
             let words = |f: &dyn Fn(&Item) -> &[u32]| -> Vec<u32> {
@@ -614,35 +612,31 @@ impl Gpu {
                 wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             )?;
             let next = self.buffer("next item", &[0], wgpu::BufferUsages::STORAGE)?;
-            let mut entries = vec![
-                entry(0, &params),
-                entry(1, frames),
-                entry(2, &state),
-                entry(3, &rows),
-                entry(4, &results),
-                entry(5, &next),
-            ];
-            let prefix;
-            if kind == Kind::Ties {
-                prefix = self.buffer(
+            let prefix = match kind {
+                Kind::Ties => Some(self.buffer(
                     "item prefixes",
                     &words(&|i| &i.prefix),
                     wgpu::BufferUsages::STORAGE,
-                )?;
-                entries.push(entry(6, &prefix));
-            }
-            let pipeline = &self.kernels[kind as usize];
-            let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("count"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            });
+                )?),
+                Kind::Plain => None,
+            };
+            let kernel = &self.kernels[kind as usize];
+            let bound = [
+                ("params", whole(&params)),
+                ("frames", whole(frames)),
+                ("items", whole(&state)),
+                ("item_rows", whole(&rows)),
+                ("results", whole(&results)),
+                ("next_item", whole(&next)),
+            ];
+            let prefix = prefix.as_ref().map(|prefix| ("item_prefix", whole(prefix)));
+            let bind = kernel.bind(&self.device, bound.into_iter().chain(prefix));
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("count"),
                     timestamp_writes: None,
                 });
-                pass.set_pipeline(pipeline);
+                pass.set_pipeline(kernel.pipeline());
                 pass.set_bind_group(0, &bind, &[]);
                 pass.dispatch_workgroups(workgroups(items.len()), 1, 1);
             }

@@ -8,15 +8,12 @@
 //! pattern of the other side (in turn, where they are more than the invocations) counts
 //! its clashes (`pairs.wgsl`) and each lane adds them into their sieves' sums, which are
 //! read back with the clashes of the patterns the host spot-checks ([`Sums`]): a few words
-//! a sieve, not one a pattern (receiving them took the host 1.2 of its 17 thread-seconds
-//! at N = 19 beside lavapipe opened as over a bus, and they were a quarter of the other
-//! side's bytes over the bus).
+//! a sieve, not one a pattern, which the host would have to receive and add.
 //!
 //! What is sent is the device's: where it shares the host's memory the host's tables are
-//! bound as they lie (on lavapipe the GPU's work is the host's cores': filling the tables
-//! from slices there made `count 18` take 1.28 times as long), and over a bus the dense
-//! words go, about a sixth of the tables' bytes (the H200's hosts wrote about 900 GB of
-//! tables at N = 21), and the host makes no transposes.
+//! bound as they lie (there the GPU's work is the host's cores' anyway), and over a bus the
+//! dense words go, about a sixth of the tables' bytes, and the host makes no transposes
+//! (figures: docs/benchmarks.md, "The GPU code's choices").
 //!
 //! A thread's batches go through its [`PairQueue`]: [`SLOTS`] sets of buffers kept from
 //! batch to batch (grown when a batch needs more), one counting on the GPU while the thread
@@ -28,10 +25,12 @@
 
 use crate::error::Error;
 use crate::gpu::batch::{PairBatch, Sums, WordParts};
+use crate::gpu::kernel::whole;
 use crate::gpu::pair_kernels::Kernels;
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
-use crate::gpu::upload::{bind, entry, le_bytes, write_raw, write_rebased};
+use crate::gpu::upload::{le_bytes, write_raw, write_rebased};
+use crate::gpu::wire::{self, PairParams};
 use crate::quadrant::{Made, PairWork, NARROW_WORDS, RAW_WORDS};
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
@@ -60,10 +59,9 @@ impl From<Error> for PairFailure {
 /// (a workgroup takes a stretch of the batch's patterns, of about equal cost: the dispatch
 /// has a workgroup for this many times its width): their clashes are added up in the
 /// lane's registers, and a run of one sieve costs one atomic add to its sum. Four, the
-/// patterns a lane a batch holds (`BATCH_LANES`): a run a lane a batch. A workgroup's runs
-/// added in workgroup memory between barriers first, one atomic add a workgroup, took 1.3
-/// times as long on lavapipe (`count 18`, sent words); on a GPU, where the lanes of a
-/// sieve add to one word, that is the way back should a lent GPU show the adds contended.
+/// patterns a lane a batch holds (`BATCH_LANES`): a run a lane a batch. (Adding a
+/// workgroup's runs in workgroup memory first, one atomic add a workgroup, is the way
+/// back should a GPU show the adds contended.)
 const LANE_RUN: usize = 4;
 
 /// Sets of buffers a queue keeps: one batch on the GPU while the thread builds the next in
@@ -91,8 +89,7 @@ pub(super) struct Device<'a> {
 
 impl Device<'_> {
     /// What the host sends of a sieve: over a bus its stored patterns' dense words, for the
-    /// GPU to make the tables; where the GPU shares the host's memory (lavapipe: its
-    /// threads are the host's cores), the tables.
+    /// GPU to make the tables; where the GPU shares the host's memory, the tables.
     pub fn takes(&self) -> Made {
         match self.shares_memory {
             true => Made::Tables,
@@ -111,9 +108,9 @@ enum Way {
 }
 
 /// A buffer the kernel binds and the host maps: one buffer where the device shares the
-/// host's memory (lavapipe, an integrated GPU: a copy there costs a pass over the bytes on
-/// the queue's one thread, 5 % of the CPU at N = 17 on lavapipe), else the host's and the
-/// GPU's own, copied one into the other around the dispatch.
+/// host's memory (an integrated GPU, lavapipe: a copy there is a pass over the bytes on
+/// the queue's one thread), else the host's and the GPU's own, copied one into the other
+/// around the dispatch.
 struct Staged {
     host: wgpu::Buffer,
     /// The GPU's own, where it is not the host's.
@@ -266,7 +263,7 @@ impl Slot {
             params: buffer(
                 device.device,
                 "pair params",
-                4 * PARAMS as u64,
+                size_of::<PairParams>() as u64,
                 Use::UNIFORM | Use::COPY_DST,
             )?,
             starts: buffer(
@@ -330,23 +327,21 @@ impl Slot {
         let signing = (self.making.as_ref().filter(|_| signs))
             .map(|making| self.signing_groups(gpu, parts, making, (sent, joined)));
         let tables = (self.making.as_ref()).map_or(self.upload.bound(), |making| &making.tables);
-        let patterns_bound = match &self.making {
-            Some(making) => entry(4, &making.ordered),
-            None => self.words_at(4, &parts.patterns),
+        let patterns = match &self.making {
+            Some(making) => whole(&making.ordered),
+            None => self.words_at(&parts.patterns),
         };
-        let counting = bind(
+        let counting = gpu.kernels.pairs.bind(
             gpu.device,
-            "pairs",
-            &gpu.kernels.pairs,
-            &[
-                entry(0, &self.params),
-                entry(1, tables),
-                self.words_at(2, &parts.reach),
-                self.words_at(3, &parts.reach_at),
-                patterns_bound,
-                entry(5, self.sums.bound()),
-                entry(6, &self.origin),
-                entry(7, &self.starts),
+            [
+                ("params", whole(&self.params)),
+                ("tables", whole(tables)),
+                ("reach", self.words_at(&parts.reach)),
+                ("reach_at", self.words_at(&parts.reach_at)),
+                ("patterns", patterns),
+                ("sums", whole(self.sums.bound())),
+                ("origin", whole(&self.origin)),
+                ("starts", whole(&self.starts)),
             ],
         );
         BindGroups {
@@ -367,42 +362,36 @@ impl Slot {
     ) -> [wgpu::BindGroup; 3] {
         let kernels = gpu.kernels;
         let ordered_from = match signs {
-            true => entry(1, &making.signed),
-            false => self.words_at(1, &parts.patterns),
+            true => whole(&making.signed),
+            false => self.words_at(&parts.patterns),
         };
-        let ordering = bind(
+        let ordering = kernels.order.bind(
             gpu.device,
-            "order",
-            &kernels.order,
-            &[
-                entry(0, &self.params),
-                ordered_from,
-                entry(2, &making.ordered),
-                entry(3, &self.origin),
-                entry(4, &making.other_cursors),
+            [
+                ("params", whole(&self.params)),
+                ("patterns", ordered_from),
+                ("ordered", whole(&making.ordered)),
+                ("origin", whole(&self.origin)),
+                ("cursors", whole(&making.other_cursors)),
             ],
         );
-        let grouping = bind(
+        let grouping = kernels.group.bind(
             gpu.device,
-            "group",
-            &kernels.group,
-            &[
-                entry(0, &self.params),
-                entry(1, self.upload.bound()),
-                entry(2, &making.grouped),
-                self.words_at(3, &parts.blocks),
-                entry(4, &making.cursors),
+            [
+                ("params", whole(&self.params)),
+                ("words", whole(self.upload.bound())),
+                ("grouped", whole(&making.grouped)),
+                ("blocks", self.words_at(&parts.blocks)),
+                ("cursors", whole(&making.cursors)),
             ],
         );
-        let tables = bind(
+        let tables = kernels.tables.bind(
             gpu.device,
-            "tables",
-            &kernels.tables,
-            &[
-                entry(0, &self.params),
-                entry(1, &making.grouped),
-                entry(2, &making.tables),
-                self.words_at(3, &parts.blocks),
+            [
+                ("params", whole(&self.params)),
+                ("words", whole(&making.grouped)),
+                ("tables", whole(&making.tables)),
+                ("blocks", self.words_at(&parts.blocks)),
             ],
         );
         [ordering, grouping, tables]
@@ -419,61 +408,52 @@ impl Slot {
         (sent, joined): (bool, Option<&Held>),
     ) -> [Option<wgpu::BindGroup>; 3] {
         let kernels = gpu.kernels;
-        let shared = [
-            entry(0, &self.params),
-            entry(2, &making.signed),
-            self.words_at(3, &parts.signing),
-            self.words_at(4, &parts.gathered),
-            entry(5, &making.counts),
-        ];
+        let shared = || {
+            [
+                ("params", whole(&self.params)),
+                ("signed", whole(&making.signed)),
+                ("signing", self.words_at(&parts.signing)),
+                ("gathered", self.words_at(&parts.gathered)),
+                ("counts", whole(&making.counts)),
+            ]
+        };
         let sent = sent.then(|| {
-            let patterns = [self.words_at(1, &parts.patterns)];
-            bind(
-                gpu.device,
-                "sign",
-                &kernels.sign,
-                &[shared.as_slice(), &patterns].concat(),
-            )
+            let raw = ("raw", self.words_at(&parts.patterns));
+            kernels
+                .sign
+                .bind(gpu.device, shared().into_iter().chain([raw]))
         });
         let joining = joined.map(|held| {
             let cells = [
-                self.words_at(1, &parts.cells),
-                entry(6, &held.north),
-                entry(7, &held.south),
+                ("cells", self.words_at(&parts.cells)),
+                ("north", whole(&held.north)),
+                ("south", whole(&held.south)),
             ];
-            bind(
-                gpu.device,
-                "join",
-                &kernels.join,
-                &[shared.as_slice(), &cells].concat(),
-            )
+            kernels
+                .join
+                .bind(gpu.device, shared().into_iter().chain(cells))
         });
-        let placing = bind(
+        let placing = kernels.places.bind(
             gpu.device,
-            "places",
-            &kernels.places,
-            &[
-                entry(0, &self.params),
-                self.words_at(1, &parts.signing),
-                entry(2, &making.counts),
-                self.words_at(3, &parts.covered),
-                entry(4, &making.other_cursors),
-                entry(5, self.sums.bound()),
+            [
+                ("params", whole(&self.params)),
+                ("signing", self.words_at(&parts.signing)),
+                ("counts", whole(&making.counts)),
+                ("covered", self.words_at(&parts.covered)),
+                ("cursors", whole(&making.other_cursors)),
+                ("sums", whole(self.sums.bound())),
             ],
         );
         [sent, joining, Some(placing)]
     }
 
-    /// The binding `binding` to the range `at` of the slot's words buffer.
-    fn words_at(&self, binding: u32, at: &std::ops::Range<u64>) -> wgpu::BindGroupEntry<'_> {
-        wgpu::BindGroupEntry {
-            binding,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: self.words.bound(),
-                offset: at.start,
-                size: std::num::NonZeroU64::new(at.end - at.start),
-            }),
-        }
+    /// The range `at` of the slot's words buffer, as a binding binds it.
+    fn words_at(&self, at: &std::ops::Range<u64>) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: self.words.bound(),
+            offset: at.start,
+            size: std::num::NonZeroU64::new(at.end - at.start),
+        })
     }
 }
 
@@ -483,17 +463,18 @@ impl Slot {
     fn write_params(&self, gpu: &Device, batch: &PairBatch) -> (usize, usize) {
         let patterns = batch.len();
         let blocks = batch.word_blocks();
-        let params: [u32; PARAMS] = [
-            patterns as u32,
-            batch.lookups,
-            blocks as u32,
-            batch.ordered_words() as u32,
-            u32::from(self.making.is_some()),
-            batch.sieves.len() as u32,
-            batch.spot_every() as u32,
-            batch.cells.len() as u32,
-        ];
-        gpu.queue.write_buffer(&self.params, 0, &le_bytes(&params));
+        let params = PairParams {
+            patterns: patterns as u32,
+            lookups: batch.lookups,
+            blocks: blocks as u32,
+            pattern_words: batch.ordered_words() as u32,
+            ordered_here: u32::from(self.making.is_some()),
+            sieves: batch.sieves.len() as u32,
+            spot_every: batch.spot_every() as u32,
+            hints_at: batch.cells.len() as u32,
+        };
+        gpu.queue
+            .write_buffer(&self.params, 0, &le_bytes(wire::words(&[params])));
         let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
         let pair_workgroups = per_run.clamp(1, gpu.most_workgroups);
         let starts = batch.workgroup_starts(pair_workgroups);
@@ -528,14 +509,14 @@ impl Slot {
             .flat_map(|binds| signed.iter().zip(binds))
             .filter_map(|(pass, bind)| Some((pass, bind.as_ref()?)))
             .chain(binds.making.iter().flat_map(|binds| made.iter().zip(binds)))
-            .map(|(&(label, pipeline, workgroups), bind)| (label, pipeline, bind, workgroups))
+            .map(|(&(label, kernel, workgroups), bind)| (label, kernel, bind, workgroups))
             .chain([("pairs", &kernels.pairs, &binds.counting, pair_workgroups)]);
-        for (label, pipeline, bind, workgroups) in passes {
+        for (label, kernel, bind, workgroups) in passes {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
                 timestamp_writes: self.times.as_mut().map(|times| times.writes(label)),
             });
-            pass.set_pipeline(pipeline);
+            pass.set_pipeline(kernel.pipeline());
             pass.set_bind_group(0, bind, &[]);
             let workgroups = workgroups.clamp(1, gpu.most_workgroups);
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
@@ -600,9 +581,6 @@ impl<T> Sent<T> {
 /// Mappings every sent batch waits for: its sums and its two uploads.
 const MAPS: usize = 3;
 
-/// Words of the kernels' parameters (`pair_params.wgsl`).
-const PARAMS: usize = 8;
-
 /// A thread's batches on one GPU, counted in the order sent, each with the caller's `T`:
 /// one being built (its slot `filling`), the others on the GPU.
 pub struct PairQueue<'a, T> {
@@ -666,8 +644,7 @@ impl<'a, T> PairQueue<'a, T> {
     /// Writes `work`'s tables or stored words (what the device takes) and its patterns into
     /// the batch being built, `batch`, past what it holds (within [`PairQueue::rooms`]),
     /// each pattern's signature made the batch's. The patterns go straight to the word
-    /// lists' upload: copied into the batch first, they were 0.6 of the 17 thread-seconds
-    /// the host spent at N = 19 beside lavapipe opened as over a bus.
+    /// lists' upload, never copied on the way.
     pub fn write(&mut self, batch: &PairBatch, work: &PairWork) -> Result<(), PairFailure> {
         let slot = self.filling.as_ref().expect("a batch begun");
         let at = batch.upload_bytes;
@@ -832,16 +809,17 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
         let at = |part: &std::ops::Range<u64>| (part.start - lists.start) as usize;
         // the hints right after the cells, in the cells' part
         let hints = at(&parts.cells) + 4 * batch.cells.len();
-        for (start, list) in [
+        let lists: [(usize, &[u32]); 8] = [
             (at(&parts.reach), &batch.reach),
-            (at(&parts.reach_at), &batch.reach_at),
+            (at(&parts.reach_at), wire::words(&batch.reach_at)),
             (at(&parts.blocks), &batch.blocks),
             (at(&parts.signing), &batch.signing),
             (at(&parts.gathered), &batch.gathered),
             (at(&parts.covered), &batch.covered),
             (at(&parts.cells), &batch.cells),
             (hints, &batch.hints),
-        ] {
+        ];
+        for (start, list) in lists {
             (view.slice(start..start + 4 * list.len())).copy_from_slice(&le_bytes(list));
         }
     }

@@ -17,11 +17,8 @@
 // entry `e` of the block whose first entry is `b`: tables[b + e]
 @group(0) @binding(1) var<storage, read> tables: array<vec4<u64>>;
 @group(0) @binding(2) var<storage, read> reach: array<u32>;
-// signature `s`'s reach: reach[reach_at[R s]..reach_at[R s + 1]] (R: REACH_AT_WORDS); its
-// head at reach_at[R s + 2]: its pivots' dense bits, and at bit 16 where a narrow word's
-// rest starts; its sieve's index in the batch at reach_at[R s + 3], and where that sieve's
-// patterns start at reach_at[R s + 4]
-@group(0) @binding(3) var<storage, read> reach_at: array<u32>;
+// signature `s`'s reach, head, sieve and its sieve's first pattern (ReachAt: wire.rs)
+@group(0) @binding(3) var<storage, read> reach_at: array<ReachAt>;
 // per pattern (a batch holds many sieves: src/gpu/batch.rs), its signature last, before it
 // its dense word in DENSE_WORDS words, or its bits past the pivots in two (NARROW_WORDS in
 // all: its pivots' bits are its signature's head)
@@ -37,7 +34,6 @@
 @group(0) @binding(7) var<storage, read> starts: array<u32>;
 
 const WG: u32 = {WG}u;
-const REACH_AT_WORDS: u32 = {REACH_AT_WORDS}u;
 const SUM_WORDS: u32 = {SUM_WORDS}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
 const NARROW_WORDS: u32 = {NARROW_WORDS}u;
@@ -80,15 +76,14 @@ fn main(
         let at = i * params.pattern_words;
         let signature = patterns[at + params.pattern_words - 1u];
         let count = clashes_of(at, signature);
-        let record = REACH_AT_WORDS * signature;
-        let its_sieve = reach_at[record + 3u];
+        let its_sieve = reach_at[signature].sieve;
         if its_sieve != sieve {
             add_run(sieve, run);
             sieve = its_sieve;
             run = 0lu;
         }
         run += u64(count);
-        if came == reach_at[record + 4u] {
+        if came == reach_at[signature].first {
             atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
         }
         if came % params.spot_every == 0u {
@@ -120,7 +115,7 @@ fn clashes_of(at: u32, signature: u32) -> u32 {
     var high = 0lu;
     if params.pattern_words == NARROW_WORDS {
         // the rest moved past the pivots, which are the signature's
-        let head = reach_at[REACH_AT_WORDS * signature + 2u];
+        let head = reach_at[signature].head;
         let rest_at = head >> 16u;
         high = select(0lu, low >> (64u - rest_at), rest_at != 0u);
         low = u64(head & 0xFFFFu) | (low << rest_at);
@@ -128,22 +123,18 @@ fn clashes_of(at: u32, signature: u32) -> u32 {
         high = u64(patterns[at + 2u]) | (u64(patterns[at + 3u]) << 32u);
     }
     // the lookups whose subset is not empty, once a pattern: a block then costs a step
-    // per entry read, not per lookup (0.93 of the time on lavapipe; about 6 of 10
-    // lookups read one at N = 18). The entries themselves are worked out again for each
-    // block: kept in a private array indexed per lane, they live in memory (on
-    // lavapipe that was 1.2 times as slow).
+    // per entry read, not per lookup. The entries themselves are worked out again for
+    // each block: kept in a private array indexed per lane, they would live in memory.
     var picks = 0u;
     for (var l = 0u; l < params.lookups; l++) {
         picks |= select(0u, 1u << l, subset_of(low, high, l) != 0u);
     }
     // two blocks a step: an entry's place in a block is worked out once for both, and
-    // their loads are independent (`count 18 --device gpu-only` on lavapipe 0.87 times
-    // as long as a block a step; four a step 1.06 times as long as two). The second
-    // accumulator is 8 more registers a lane: the kernel takes no workgroup memory, so
-    // on a GPU the registers set the occupancy.
+    // their loads are independent. The second accumulator is 8 more registers a lane:
+    // the kernel takes no workgroup memory, so on a GPU the registers set the occupancy.
     var count = 0u;
-    let end = reach_at[REACH_AT_WORDS * signature + 1u];
-    var r = reach_at[REACH_AT_WORDS * signature];
+    let end = reach_at[signature].end;
+    var r = reach_at[signature].start;
     for (; r + 1u < end; r += 2u) {
         let first = reach[r];
         let second = reach[r + 1u];

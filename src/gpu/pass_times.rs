@@ -99,6 +99,7 @@ impl PassTimes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::kernel::{whole, Kernel};
     use crate::gpu::{listed, test_gpus};
     use std::sync::mpsc;
 
@@ -122,18 +123,7 @@ mod tests {
         let source = "@group(0) @binding(0) var<storage, read_write> x: array<u32>;
             @compute @workgroup_size(64)
             fn main(@builtin(global_invocation_id) g: vec3<u32>) { x[g.x] = 3u * x[g.x] + g.x; }";
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: None,
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: None,
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let kernel = Kernel::new(&device, "test", source);
         let groups = 256;
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -141,14 +131,7 @@ mod tests {
             usage: Use::STORAGE,
             mapped_at_creation: false,
         });
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        });
+        let bind = kernel.bind(&device, [("x", whole(&buffer))]);
         let mut times = PassTimes::new(&device, queue.get_timestamp_period());
         let mut encoder = device.create_command_encoder(&Default::default());
         let labels = ["order", "pairs"];
@@ -157,7 +140,7 @@ mod tests {
                 label: Some(label),
                 timestamp_writes: Some(times.writes(label)),
             });
-            pass.set_pipeline(&pipeline);
+            pass.set_pipeline(kernel.pipeline());
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(groups as u32, 1, 1);
         }

@@ -4,11 +4,9 @@
 // each lane finds its key (a signature) a bucket in workgroup memory (TALLY_BUCKETS, one a
 // lane), the key's first lane there claiming it, and takes a rank among its bucket's
 // lanes; then one lane a bucket adds its lanes to the word at once. A lane whose bucket another key holds adds
-// alone. Between barriers: call them in uniform control flow. On the H200 the order pass
-// of N = 21 took 1.75 GPU-seconds for 3.49 (the same gathering in the join, whose adds
-// are of its patterns' counts, changed nothing there: 5.72 for 5.70 s), while lavapipe,
-// whose workgroups run as coroutines on the host's cores, pays for the barriers (its
-// order pass at N = 18 over a bus 2.23 -> 8.45 s).
+// alone. Between barriers: call them in uniform control flow. On a GPU it halved the order
+// pass; a CPU-emulated adapter pays for the barriers instead (docs/benchmarks.md, "The GPU
+// code's choices").
 
 const TALLY_BUCKETS: u32 = {TALLY_BUCKETS}u;
 const_assert TALLY_BUCKETS <= WG;

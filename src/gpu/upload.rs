@@ -1,12 +1,11 @@
-//! Buffers a dispatch binds: words uploaded to a storage or uniform buffer, and the bind
-//! group entry of one (for both kernels' dispatches); words as the GPU reads them.
+//! Buffers a dispatch binds: words uploaded to a storage or uniform buffer (for both
+//! kernels' dispatches); words as the GPU reads them.
 
 use crate::error::Error;
 use std::borrow::Cow;
 
 /// `words` as a GPU reads them, little-endian: their own bytes where the CPU is little-endian
-/// (one copy into a mapped buffer, not a word at a time: writing the pair count's uploads a
-/// word at a time was a fifth of the host's work beside lavapipe at N = 18).
+/// (one copy into a mapped buffer, not a word at a time).
 pub(crate) fn le_bytes<W: bytemuck::Pod>(words: &[W]) -> Cow<'_, [u8]> {
     if cfg!(target_endian = "little") {
         Cow::Borrowed(bytemuck::cast_slice(words))
@@ -86,27 +85,5 @@ pub(crate) fn write_rebased(
         (stretch.iter_mut().skip(per - 1).step_by(per)).for_each(|s| *s += base);
         let at = at + 4 * STRETCH * k;
         (to.slice(at..at + 4 * from.len())).copy_from_slice(&le_bytes(stretch));
-    }
-}
-
-/// A bind group of `pipeline`'s layout 0 on `device` with `entries`.
-pub(crate) fn bind(
-    device: &wgpu::Device,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    entries: &[wgpu::BindGroupEntry],
-) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries,
-    })
-}
-
-/// `buffer`, whole, at `binding`.
-pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
     }
 }

@@ -15,9 +15,8 @@ use std::collections::TryReserveError;
 const SAMPLE: usize = 2048;
 
 /// The fewest candidates of a half a device joins: a smaller one is joined on the host,
-/// whose join of it costs little more than the sample would (at N = 17, where most halves
-/// have fewer, joined on the GPU the sample and the batches' costs made the threads' work
-/// on lavapipe four times as long). The crate's own tests join halves of 400 candidates and
+/// whose join of it costs little more than the sample and the batch would. The crate's own
+/// tests join halves of 400 candidates and
 /// more on a device, to run the join on the small boards they count, beside halves sent
 /// as they are (a batch may hold both).
 pub const LEAST_JOINED: usize = if cfg!(test) { 400 } else { 4 * SAMPLE };
@@ -66,9 +65,8 @@ impl Quarters<'_> {
 
 /// Appends to `kept` the placements of `cell` for which `keeps` holds, and to `at` where
 /// each lies in its table laid out flat (`cell` from `first` on); how many. Without a branch
-/// a placement: on odd boards about half keep off the middle queen's diagonals (`count 19
-/// --shard 0/8` beside lavapipe opened as over a bus: the units 6.34 thread-s with a branch
-/// a placement, 5.42 without, 5.51 before the cells kept lists).
+/// a placement: on odd boards about half keep off the middle queen's diagonals, a branch
+/// no predictor guesses.
 fn keep_where<P: Copy>(
     cell: &[P],
     first: u32,

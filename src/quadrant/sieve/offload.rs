@@ -110,9 +110,8 @@ pub struct PairWork<'a> {
 /// they are ([`RAW_WORDS`] each) where its words are narrow (with pivots or none): each
 /// pattern's bits past the pivots and its signature, gathered as the host's sort gathers
 /// them, then counted by signature for their places and the pairs visited. The host then
-/// makes nothing of the other side but its copy into the upload (its signatures, words and
-/// counts were 1.3 of the host's 16 thread-seconds at N = 19 beside lavapipe opened as
-/// over a bus), and sends 16 bytes a pattern for 12.
+/// makes nothing of the other side but its copy into the upload, and sends 16 bytes a
+/// pattern for 12.
 pub struct Signing<'a> {
     /// The patterns, in the order they came, or the cells that join them.
     raw: OtherSide<'a>,
@@ -214,8 +213,8 @@ impl<'a> Signing<'a> {
 
     /// The pairs visited, as the device adds them up, and the patterns: each pattern's
     /// signature's covered patterns, summed. Cells are joined here as the host joins a
-    /// half (a candidate at a time, the batches' checks took the threads 2.3 times as long
-    /// at N = 18 beside lavapipe opened as over a bus).
+    /// half, not a candidate at a time (which made the batches' checks cost the threads
+    /// more than the rest of their work).
     fn visited(&self) -> (u64, u64) {
         let add_up = |patterns: &mut dyn Iterator<Item = Pattern>| {
             let covered = |p| u64::from(self.covered[usize::from(self.signatures.signature(p))]);
@@ -417,8 +416,8 @@ impl PairWork<'_> {
 /// Each pattern of the other side as a device that shares the host's memory reads it
 /// where its words are narrow and the CPU's loop would read records
 /// ([`Sieve::reads_records`]): the record's dense word, its low half first, then its
-/// signature ([`NARROW_WORDS`]), in signature order, written by the sort itself (a pass
-/// over the records after it was 5 % of the host's samples beside lavapipe at N = 18).
+/// signature ([`NARROW_WORDS`]), in signature order, written by the sort itself, not by a
+/// pass over the records after it.
 #[derive(Clone, Copy)]
 pub(super) struct DeviceWords<'a>(pub &'a Gather);
 
