@@ -8,26 +8,25 @@
 //! checkpoints and merge do not know which device counted what.
 
 pub(crate) mod batch;
+pub(crate) mod device;
 pub(crate) mod items;
-mod kernel;
 pub(crate) mod ledger;
 mod pair_kernels;
 mod pairs;
 mod pass_times;
 mod quarters;
 pub use pairs::{PairFailure, PairQueue};
-mod room;
 mod trust;
-pub(crate) mod upload;
 mod wire;
 
-use crate::adapter::Adapter;
 use crate::error::Error;
 use crate::parallel::lock;
 use crate::plan::Rows;
+pub use device::adapters;
+use device::kernel::{whole, Kernel};
+use device::{room, Device, Wants};
 pub(crate) use items::ItemCount;
 use items::{Item, Kind};
-use kernel::{whole, Kernel};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use wire::{Frame, RowParams};
 
@@ -70,60 +69,9 @@ fn kernel_rows(kind: Kind, limit: u32) -> usize {
         .expect("two rows fit any device")
 }
 
-struct Listed {
-    adapters: Vec<wgpu::Adapter>,
-}
-
-/// The adapters, once listed.
-static LISTED: OnceLock<Listed> = OnceLock::new();
-
-/// The machine's adapters, listed once per process: those of the first backend that has
-/// any (Vulkan, then Metal, then DX12), so that a GPU seen by two backends is listed once.
-/// Refused where the address space has no room to list them ([`room`]).
-fn listed() -> Result<&'static Listed, Error> {
-    if LISTED.get().is_none() {
-        room::to_list()?;
-    }
-    Ok(LISTED.get_or_init(|| {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-        let backend = [
-            wgpu::Backend::Vulkan,
-            wgpu::Backend::Metal,
-            wgpu::Backend::Dx12,
-        ]
-        .into_iter()
-        .find(|&b| all.iter().any(|a| a.get_info().backend == b));
-        let adapters = all
-            .into_iter()
-            .filter(|a| Some(a.get_info().backend) == backend)
-            .collect();
-        Listed { adapters }
-    }))
-}
-
-/// The adapters `--device gpu` can use, in the order `--gpus` numbers them.
-pub fn adapters() -> Result<Vec<Adapter>, Error> {
-    let listed = listed()?.adapters.iter();
-    Ok(listed
-        .enumerate()
-        .map(|(index, a)| {
-            let info = a.get_info();
-            Adapter {
-                index,
-                name: format!("{} ({:?})", info.name, info.backend),
-                software: info.device_type == wgpu::DeviceType::Cpu,
-            }
-        })
-        .collect())
-}
-
 /// An opened device on one adapter, with its two kernels compiled.
 pub struct Gpu {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    info: wgpu::AdapterInfo,
+    device: Device,
     /// Plain and tie-frame kernels, by [`Kind`].
     kernels: [Kernel; 2],
     /// The most rows each kernel's items may have (its workgroup memory is sized for them).
@@ -131,17 +79,10 @@ pub struct Gpu {
     /// The quadrant engine's pair kernel ([`pairs`]); none where the adapter has no 64-bit
     /// integers in shaders, which it reads its tables in.
     pairs: Option<pair_kernels::Kernels>,
-    /// The most bytes a buffer of this device may hold and bind.
-    buffer_limit: u64,
-    /// Whether the device works in the host's memory and the pair kernel binds what the
-    /// host maps (no copies: [`pairs`]).
-    shares_memory: bool,
     /// What the pair kernel's known-answer check found, once per process ([`Gpu::trust_pairs`]).
     pairs_trusted: OnceLock<Result<(), String>>,
     /// The quarter tables it holds, to join the other side of sieves from.
     quarters: quarters::Holding,
-    /// The first error the device reported (a lost device, say), instead of wgpu's panic.
-    failure: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -215,7 +156,7 @@ pub fn open(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<Arc<G
             Some((_, gpu)) => gpu.clone(),
             None => {
                 refusing_for_auto(room::within("opening the GPU ", room::to_open(), || ()))?;
-                let gpu = Gpu::open(&listed()?.adapters[index])?;
+                let gpu = Gpu::open(device::adapter(index)?)?;
                 // once per device and process: a device that fails is not kept, and `auto`
                 // (which goes on without it) says why
                 refusing_for_auto(gpu.earn_trust())?;
@@ -251,29 +192,10 @@ pub fn refused() -> Option<String> {
 /// The real GPUs of the machine, opened (none when there is no real one, or it fails to
 /// open): what `--device auto` counts on.
 pub fn open_real() -> Vec<Arc<Gpu>> {
-    if !may_have_real_gpu() {
+    if !device::may_have_real_gpu() {
         return Vec::new();
     }
     open(None, false).unwrap_or_default()
-}
-
-/// Whether the machine may have a real GPU. On Linux a real GPU's driver opens a device node
-/// (a DRM render node, NVIDIA's, or WSL's `/dev/dxg`): without one, loading the Vulkan
-/// drivers to look can only find a CPU-emulated adapter, and lavapipe alone adds 60 MB of
-/// resident memory to a count. Elsewhere the drivers are asked.
-fn may_have_real_gpu() -> bool {
-    if !cfg!(target_os = "linux") {
-        return true;
-    }
-    let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|nodes| {
-        nodes
-            .flatten()
-            .any(|node| node.file_name().to_string_lossy().starts_with("renderD"))
-    });
-    render_node
-        || ["/dev/nvidiactl", "/dev/dxg"]
-            .iter()
-            .any(|p| std::path::Path::new(p).exists())
 }
 
 /// The shader of a kernel for items of `rows` rows: `count.wgsl` with its constants filled
@@ -322,65 +244,23 @@ impl Gpu {
 
     /// [`Gpu::open`] using only those of `features` the kernels take.
     fn open_with(adapter: &wgpu::Adapter, features: wgpu::Features) -> Result<Gpu, Error> {
-        let info = adapter.get_info();
-        let int64 = features.contains(wgpu::Features::SHADER_INT64);
-        // buffers both mapped and bound: only where the GPU's memory is the host's (on a
-        // discrete GPU the kernel would read them over the bus)
-        let shares_memory = matches!(
-            info.device_type,
-            wgpu::DeviceType::Cpu | wgpu::DeviceType::IntegratedGpu
-        ) && features.contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        let mut required_features = features & wgpu::Features::SHADER_INT64;
-        if shares_memory {
-            required_features |= wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
-        }
-        if crate::stages::KEPT {
+        let wants = Wants {
+            features,
             // each pass of the pair count timed on the GPU (`pass_times`)
-            required_features |= features & wgpu::Features::TIMESTAMP_QUERY;
-        }
-        let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("nqueens"),
-            // the tie kernel binds six storage buffers (every desktop driver offers eight or
-            // more); workgroup memory sizes the items
-            required_limits: wgpu::Limits {
-                max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
-                max_buffer_size: limits.max_buffer_size,
-                max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
-                max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
-                ..wgpu::Limits::downlevel_defaults()
-            },
-            required_features,
-            memory_hints: room::memory_hints(),
-            ..Default::default()
-        }))
-        .map_err(|e| Error::Failed(format!("cannot open the GPU {}: {e}", info.name)))?;
-        let failure = Arc::new(Mutex::new(None));
-        let record = failure.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            let mut first = lock(&record);
-            first.get_or_insert_with(|| e.to_string());
-        }));
-        let workgroup_limit = limits.max_compute_workgroup_storage_size;
-        let rows = [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, workgroup_limit));
-        let kernel = |kind: Kind| Kernel::new(&device, "count", &shader(kind, rows[kind as usize]));
-        let gpu = Gpu {
+            timed: crate::stages::KEPT,
+        };
+        let device = Device::open(adapter, wants)?;
+        let rows = [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, device.workgroup_bytes));
+        let kernel =
+            |kind: Kind| Kernel::new(&device.device, "count", &shader(kind, rows[kind as usize]));
+        Ok(Gpu {
             kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
             rows,
-            pairs: int64.then(|| pair_kernels::kernels(&device, WORKGROUP)),
-            buffer_limit: limits
-                .max_buffer_size
-                .min(limits.max_storage_buffer_binding_size),
-            shares_memory,
+            pairs: (device.int64).then(|| pair_kernels::kernels(&device.device, WORKGROUP)),
             pairs_trusted: OnceLock::new(),
             quarters: Mutex::default(),
             device,
-            queue,
-            info,
-            failure,
-        };
-        gpu.check()?;
-        Ok(gpu)
+        })
     }
 
     /// The known-answer check ([`trust`]): the check's items counted here, each invocation
@@ -437,20 +317,18 @@ impl Gpu {
     /// back with its `T`. Only for a GPU that [`Gpu::trust_pairs`] trusted.
     pub fn pair_queue<T>(&self) -> PairQueue<'_, T> {
         PairQueue::new(pairs::Device {
-            device: &self.device,
-            queue: &self.queue,
+            device: &self.device.device,
+            queue: &self.device.queue,
             kernels: self
                 .pairs
                 .as_ref()
                 .expect("a GPU trusted with pairs has the kernel"),
             most_workgroups: MOST_WORKGROUPS,
             workgroup: WORKGROUP,
-            limit: self.buffer_limit,
-            shares_memory: self.shares_memory,
+            limit: self.device.buffer_limit,
+            shares_memory: self.device.shares_memory,
             quarters: &self.quarters,
-            pass_clock: (self.device.features())
-                .contains(wgpu::Features::TIMESTAMP_QUERY)
-                .then(|| self.queue.get_timestamp_period()),
+            pass_clock: self.device.pass_clock(),
         })
     }
 
@@ -459,46 +337,34 @@ impl Gpu {
     pub fn pair_failure(&self, e: PairFailure) -> Error {
         match e {
             PairFailure::Room(refused) => refused,
-            PairFailure::Device(e) => self.check().err().unwrap_or_else(|| {
-                Error::Failed(format!("the GPU {} failed: {e}", self.info.name))
-            }),
+            PairFailure::Device(e) => self.check().err().unwrap_or_else(|| self.device.failed(&e)),
         }
     }
 
     /// Whether the quadrant engine's units have their other halves joined on this device
     /// (over a bus: [`pairs::Device::takes`]), from the whole quarter tables it holds.
     pub fn joins_halves(&self) -> bool {
-        !self.shares_memory
+        !self.device.shares_memory
     }
 
     /// The most bytes a buffer of this device may hold and bind.
     pub fn buffer_limit(&self) -> u64 {
-        self.buffer_limit
+        self.device.buffer_limit
     }
 
     /// Fails with the first error the device reported, if any.
     pub fn check(&self) -> Result<(), Error> {
-        match &*lock(&self.failure) {
-            Some(e) => Err(Error::Failed(format!(
-                "the GPU {} failed: {e}",
-                self.info.name
-            ))),
-            None => Ok(()),
-        }
+        self.device.check()
     }
 
     /// The adapter and its driver, as a refusal names them.
     pub fn identify(&self) -> String {
-        let info = &self.info;
-        format!(
-            "{} (driver {} {})",
-            info.name, info.driver, info.driver_info
-        )
+        self.device.identify()
     }
 
     /// The adapter and its backend, as JSON's `device` reports them.
     pub fn describe(&self) -> String {
-        format!("{} ({:?})", self.info.name, self.info.backend)
+        self.device.describe()
     }
 
     /// The most rows an item of `kind` may leave this device's kernel.
@@ -506,9 +372,15 @@ impl Gpu {
         self.rows[kind as usize]
     }
 
+    /// The adapter's facts, for the tests that open it again.
+    #[cfg(test)]
+    pub(crate) fn info(&self) -> &wgpu::AdapterInfo {
+        &self.device.info
+    }
+
     /// Whether the adapter runs on the CPU (lavapipe, WARP).
     pub fn is_software(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::Cpu
+        self.device.is_software()
     }
 
     /// The workgroups a dispatch of `items` runs: enough persistent invocations to fill the
@@ -568,9 +440,8 @@ impl Gpu {
         workgroups: impl Fn(usize) -> u32,
     ) -> Result<Flight, Error> {
         debug_assert!(drop_at <= DROPPED);
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        let mut encoder =
+            (self.device.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("count"),
             });
         let mut readbacks = Vec::new();
@@ -630,7 +501,7 @@ impl Gpu {
                 ("next_item", whole(&next)),
             ];
             let prefix = prefix.as_ref().map(|prefix| ("item_prefix", whole(prefix)));
-            let bind = kernel.bind(&self.device, bound.into_iter().chain(prefix));
+            let bind = kernel.bind(&self.device.device, bound.into_iter().chain(prefix));
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("count"),
@@ -643,7 +514,7 @@ impl Gpu {
             encoder.copy_buffer_to_buffer(&results, 0, &readback, 0, bytes);
             readbacks.push(Some(readback));
         }
-        let submitted = self.queue.submit([encoder.finish()]);
+        let submitted = self.device.queue.submit([encoder.finish()]);
         let (sent, mapped) = mpsc::channel();
         for (kind, readback) in readbacks.iter().enumerate() {
             if let Some(readback) = readback {
@@ -667,24 +538,16 @@ impl Gpu {
         words: &[u32],
         usage: wgpu::BufferUsages,
     ) -> Result<wgpu::Buffer, Error> {
-        upload::words_buffer((&self.device, &self.queue), label, words, usage)
+        self.device.buffer(label, words, usage)
     }
 
-    /// A buffer of `size` bytes that the kernel fills, where the address space has room.
     fn empty_buffer(
         &self,
         label: &str,
         size: u64,
         usage: wgpu::BufferUsages,
     ) -> Result<wgpu::Buffer, Error> {
-        room::buffer(label, size, || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        })
+        self.device.empty_buffer(label, size, usage)
     }
 }
 
@@ -700,10 +563,9 @@ impl Flight {
     /// Waits for the dispatch and gives each item's count, per kind, in the order of the
     /// batch.
     pub fn wait(self, gpu: &Gpu) -> Result<[Vec<ItemCount>; 2], Error> {
-        let lost = |e: &dyn std::fmt::Display| {
-            Error::Failed(format!("the GPU {} failed: {e}", gpu.info.name))
-        };
+        let lost = |e: &dyn std::fmt::Display| gpu.device.failed(e);
         gpu.device
+            .device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(self.submitted),
                 timeout: None,
@@ -754,9 +616,7 @@ pub(crate) fn test_gpus() -> Option<Vec<Arc<Gpu>>> {
 #[cfg(test)]
 pub(crate) fn test_gpu_without(features: wgpu::Features) -> Option<Gpu> {
     let gpus = test_gpus()?;
-    let adapter = (listed().expect("listed above").adapters.iter())
-        .find(|a| a.get_info() == gpus[0].info)
-        .expect("the test GPU is listed");
+    let adapter = device::listed_adapter(gpus[0].info());
     Some(Gpu::open_with(adapter, adapter.features() - features).expect("the device opens"))
 }
 

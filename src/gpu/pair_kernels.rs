@@ -2,7 +2,7 @@
 //! shares with it filled in, and compiled into a pipeline.
 
 use crate::gpu::batch::{HINT_EVERY, SUM_WORDS};
-use crate::gpu::kernel::Kernel;
+use crate::gpu::device::kernel::Kernel;
 use crate::gpu::wire;
 use crate::quadrant::{CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS};
 

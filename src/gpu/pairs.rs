@@ -25,11 +25,11 @@
 
 use crate::error::Error;
 use crate::gpu::batch::{PairBatch, Sums, WordParts};
-use crate::gpu::kernel::whole;
+use crate::gpu::device::kernel::whole;
+use crate::gpu::device::upload::{le_bytes, write_raw, write_rebased};
 use crate::gpu::pair_kernels::Kernels;
 use crate::gpu::pass_times::PassTimes;
 use crate::gpu::quarters::{held, Held, Holding};
-use crate::gpu::upload::{le_bytes, write_raw, write_rebased};
 use crate::gpu::wire::{self, PairParams};
 use crate::quadrant::{Made, PairWork, NARROW_WORDS, RAW_WORDS};
 use std::collections::VecDeque;
@@ -37,7 +37,7 @@ use std::sync::{mpsc, Arc};
 use wgpu::BufferUsages as Use;
 
 /// Why a step of a [`PairQueue`] failed: the device said so (its words), or a buffer had no
-/// room in the address space ([`super::room`]).
+/// room in the address space ([`room`](crate::gpu::device::room)).
 pub enum PairFailure {
     Device(String),
     Room(Error),
@@ -183,7 +183,7 @@ fn buffer(
     usage: Use,
 ) -> Result<wgpu::Buffer, Error> {
     let size = size.max(32);
-    super::room::buffer(label, size, || {
+    crate::gpu::device::room::buffer(label, size, || {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
@@ -686,7 +686,7 @@ impl<'a, T> PairQueue<'a, T> {
         let parts = batch.word_parts();
         let patterns = batch.len();
         slot.fit(gpu, batch)?;
-        super::room::staging()?;
+        crate::gpu::device::room::staging()?;
         debug_assert!(
             parts.len() <= slot.words.size(),
             "the word lists' room was asked for"

@@ -99,8 +99,8 @@ impl PassTimes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::kernel::{whole, Kernel};
-    use crate::gpu::{listed, test_gpus};
+    use crate::gpu::device::kernel::{whole, Kernel};
+    use crate::gpu::test_gpus;
     use std::sync::mpsc;
 
     /// Two passes timed on the test GPU (where it writes timestamps) come back as run, each
@@ -108,9 +108,7 @@ mod tests {
     #[test]
     fn a_batchs_passes_come_back_timed_in_the_order_run() {
         let Some(gpus) = test_gpus() else { return };
-        let adapter = (listed().expect("listed above").adapters.iter())
-            .find(|a| a.get_info() == gpus[0].info)
-            .expect("the test GPU is listed");
+        let adapter = crate::gpu::device::listed_adapter(gpus[0].info());
         let timestamps = wgpu::Features::TIMESTAMP_QUERY;
         if !adapter.features().contains(timestamps) {
             return;

@@ -3,8 +3,8 @@
 //! 16 bytes a pattern the host sent of that side: about 130 GB at N = 21) and kept for
 //! every thread's batches.
 
-use super::upload::words_buffer;
 use crate::error::Error;
+use crate::gpu::device::upload::words_buffer;
 use crate::parallel::lock;
 use crate::quadrant::Quarters;
 use std::sync::{Arc, Mutex};

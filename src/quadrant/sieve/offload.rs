@@ -252,7 +252,7 @@ impl PairWork<'_> {
     /// reads them (little-endian).
     #[cfg(feature = "gpu")]
     pub fn upload(&self) -> Cow<'_, [u8]> {
-        use crate::gpu::upload::le_bytes;
+        use crate::gpu::device::upload::le_bytes;
         match self.stored {
             StoredSide::Tables(data) => le_bytes(bytemuck::cast_slice::<_, u64>(data)),
             StoredSide::Words { words, .. } => le_bytes(words),

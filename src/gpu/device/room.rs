@@ -12,11 +12,11 @@ use std::sync::Mutex;
 
 /// Address space listing the adapters takes: the Vulkan loader and its drivers' libraries
 /// (243 to 307 MiB with lavapipe, measured beside a count's threads).
-pub(super) const TO_LIST: u64 = 310 << 20;
+pub(crate) const TO_LIST: u64 = 310 << 20;
 
 /// Address space opening a device takes: 536 MiB with lavapipe on 2 cores, most of it the
 /// stack and malloc arena of each of the threads it starts, one a logical CPU.
-pub(super) fn to_open() -> u64 {
+pub(crate) fn to_open() -> u64 {
     const FIXED: u64 = 400 << 20;
     const A_THREAD: u64 = 72 << 20;
     FIXED + A_THREAD * num_cpus::get() as u64
@@ -30,7 +30,7 @@ const BLOCK: u64 = 64 << 20;
 /// How the allocator takes device memory: in blocks of 128 to 256 MiB (wgpu's default), or
 /// of at most 64 MiB under an address-space limit, where a block it may not need could be
 /// what does not fit.
-pub(super) fn memory_hints() -> wgpu::MemoryHints {
+pub(crate) fn memory_hints() -> wgpu::MemoryHints {
     match address_space_left_now() {
         Some(_) => wgpu::MemoryHints::MemoryUsage,
         None => wgpu::MemoryHints::Performance,
@@ -40,7 +40,7 @@ pub(super) fn memory_hints() -> wgpu::MemoryHints {
 /// Makes something that maps `bytes` of address space (`what` names it for the refusal) once
 /// the address-space limit leaves that much, else refuses ([`Error::NoRoom`]). One at a time: two
 /// threads' buffers that each fit alone may not fit together.
-pub(super) fn within<T>(what: &str, bytes: u64, make: impl FnOnce() -> T) -> Result<T, Error> {
+pub(crate) fn within<T>(what: &str, bytes: u64, make: impl FnOnce() -> T) -> Result<T, Error> {
     within_saying(what, bytes, COUNT_ON_THE_CPU, make)
 }
 
@@ -64,20 +64,20 @@ fn within_saying<T>(
 }
 
 /// [`within`] for a buffer of `size` bytes, in a block of its allocator's.
-pub(super) fn buffer<T>(label: &str, size: u64, make: impl FnOnce() -> T) -> Result<T, Error> {
+pub(crate) fn buffer<T>(label: &str, size: u64, make: impl FnOnce() -> T) -> Result<T, Error> {
     let what = format!("the GPU's {label} buffer ({}) ", Bytes(size));
     within(&what, size + BLOCK, make)
 }
 
 /// Room for what the queue stages of a batch's small writes (its parameters, workgroup
 /// starts and cursors: kilobytes, in a block of their own at worst).
-pub(super) fn staging() -> Result<(), Error> {
+pub(crate) fn staging() -> Result<(), Error> {
     within("staging a batch's parameters on the GPU ", BLOCK, || ())
 }
 
 /// Room to list the adapters (`nqueens devices` too, which counts nothing: its refusal says
 /// only to raise the limit).
-pub(super) fn to_list() -> Result<(), Error> {
+pub(crate) fn to_list() -> Result<(), Error> {
     within_saying(
         "listing the GPU adapters ",
         TO_LIST,
