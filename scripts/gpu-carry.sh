@@ -44,8 +44,8 @@ lib= it=
 for f in $built; do
     case $f in
     */it-*) it=$f ;;
-    # the library's unit tests, not the command line's: they test the executors
-    */nqueens-*) [ "$("$f" --list 2>/dev/null | grep -c '^execute::')" -gt 0 ] && lib=$f ;;
+    # the library's unit tests, not the command line's: they test the GPU backends
+    */nqueens-*) [ "$("$f" --list 2>/dev/null | grep -c '^gpu::')" -gt 0 ] && lib=$f ;;
     esac
 done
 if [ -z "$lib" ] || [ -z "$it" ]; then

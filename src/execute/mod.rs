@@ -5,15 +5,13 @@
 //! checkpoints, progress, cancellation, sums) lives above it, in [`crate::run()`]; a new
 //! backend is one more implementation of the trait, chosen in [`open`].
 
-mod contract;
-mod cpu;
-#[cfg(feature = "gpu")]
-mod gpu;
-#[cfg(feature = "gpu")]
-mod quadrant_gpu;
+pub(crate) mod contract;
+pub(crate) mod cpu;
 
 use crate::device::Devices;
 use crate::error::Error;
+#[cfg(feature = "gpu")]
+use crate::gpu::{pairs::executor as pairs, rows::executor as rows};
 use crate::parallel::Workers;
 use crate::plan::Plan;
 use crate::resolved::Resolved;
@@ -54,9 +52,9 @@ pub(crate) fn open(
         #[cfg(feature = "gpu")]
         if let Devices::Gpus { gpus, share } = &resolved.devices {
             for gpu in gpus {
-                gpu.trust_pairs(|| quadrant_gpu::check_pairs(gpu, kernels.pairs))?;
+                gpu.trust_pairs(|| pairs::check_pairs(gpu, kernels.pairs))?;
             }
-            return Ok(Box::new(quadrant_gpu::QuadrantOnGpus {
+            return Ok(Box::new(pairs::QuadrantOnGpus {
                 gpus: gpus.clone(),
                 share: *share,
                 workers,
@@ -77,12 +75,12 @@ pub(crate) fn open(
     match &resolved.devices {
         Devices::Cpu => Ok(Box::new(cpu::Cpu::new(workers, kernels))),
         #[cfg(feature = "gpu")]
-        Devices::Gpus { gpus, share } => Ok(Box::new(gpu::WithGpu {
+        Devices::Gpus { gpus, share } => Ok(Box::new(rows::WithGpu {
             gpus: gpus.clone(),
             share: *share,
             workers,
             kernels,
-            drop_at: crate::gpu::DROPPED,
+            drop_at: crate::gpu::rows::dispatch::DROPPED,
             dropped: Default::default(),
             #[cfg(test)]
             lie_at: None,

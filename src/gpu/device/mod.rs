@@ -6,11 +6,19 @@
 pub(crate) mod kernel;
 pub(crate) mod room;
 pub(crate) mod upload;
+pub(crate) mod wire;
 
 use crate::adapter::Adapter;
 use crate::error::Error;
 use crate::parallel::lock;
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// Invocations per workgroup (`WG` in the shaders): a multiple of every subgroup width
+/// (NVIDIA 32, AMD 32 or 64, lavapipe 8).
+pub(crate) const WORKGROUP: usize = 64;
+
+/// The most workgroups of a dispatch on a GPU, and of a pair count's on every adapter.
+pub(crate) const MOST_WORKGROUPS: usize = 4096;
 
 struct Listed {
     adapters: Vec<wgpu::Adapter>,

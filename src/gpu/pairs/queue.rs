@@ -24,13 +24,15 @@
 //! word lists when the batch is sent.
 
 use crate::error::Error;
-use crate::gpu::batch::{PairBatch, Sums, WordParts};
 use crate::gpu::device::kernel::whole;
 use crate::gpu::device::upload::{le_bytes, write_raw, write_rebased};
-use crate::gpu::pair_kernels::Kernels;
-use crate::gpu::pass_times::PassTimes;
-use crate::gpu::quarters::{held, Held, Holding};
-use crate::gpu::wire::{self, PairParams};
+use crate::gpu::device::wire;
+use crate::gpu::device::{MOST_WORKGROUPS, WORKGROUP};
+use crate::gpu::pairs::batch::{PairBatch, Sums, WordParts};
+use crate::gpu::pairs::kernels::Kernels;
+use crate::gpu::pairs::pass_times::PassTimes;
+use crate::gpu::pairs::quarters::{held, Held, Holding};
+use crate::gpu::pairs::wire::PairParams;
 use crate::quadrant::{Made, PairWork, NARROW_WORDS, RAW_WORDS};
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
@@ -64,13 +66,21 @@ impl From<Error> for PairFailure {
 /// back should a GPU show the adds contended.)
 const LANE_RUN: usize = 4;
 
+/// The invocations a pair count's dispatch runs at most (a [`PairQueue`]'s), on every adapter, a
+/// CPU-emulated one too: llvmpipe's compute pool hands each of its threads an equal run of
+/// a dispatch's workgroups up front, so there a batch must hold many sieves (else one half
+/// costs more than the other, and a thread idles while the other finishes) and a workgroup
+/// one tile of it (so that a thread's tiles lie together and share their sieves' tables in
+/// its caches) (`docs/design.md`, "Batches").
+pub(crate) const PAIR_LANES: usize = MOST_WORKGROUPS * WORKGROUP;
+
 /// Sets of buffers a queue keeps: one batch on the GPU while the thread builds the next in
 /// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
 
 /// A device as the pair count takes it: its queue, the kernels, and the most workgroups a
 /// dispatch runs.
-pub(super) struct Device<'a> {
+pub(crate) struct Device<'a> {
     pub device: &'a wgpu::Device,
     pub queue: &'a wgpu::Queue,
     pub kernels: &'a Kernels,
@@ -595,7 +605,7 @@ pub struct PairQueue<'a, T> {
 }
 
 impl<'a, T> PairQueue<'a, T> {
-    pub(super) fn new(device: Device<'a>) -> PairQueue<'a, T> {
+    pub(crate) fn new(device: Device<'a>) -> PairQueue<'a, T> {
         PairQueue {
             device,
             free: Vec::new(),

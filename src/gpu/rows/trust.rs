@@ -1,7 +1,7 @@
 //! A GPU earns trust before it counts: when its device opens, it counts the items of a
 //! small board whose answer the CPU knows, each invocation taking several items in turn
 //! (the persistent loop a miscounting driver gets wrong), and every item's count is held
-//! against the CPU's ([`crate::gpu::Gpu`] runs it). Debian 12's own lavapipe (Mesa 22.3)
+//! against the CPU's ([`Gpu`](crate::gpu::gpus::Gpu) runs it). Debian 12's own lavapipe (Mesa 22.3)
 //! gave `count 15 --device gpu` 2259548, 2261900 and 2155368 for 2279184.
 
 use super::items::{as_raw, kind_of, Cut, Item, ItemCount, Kind};
@@ -13,14 +13,14 @@ use std::sync::atomic::AtomicBool;
 
 /// The board of the check: its d4 plan cuts into about 16,000 items (73,712 solutions,
 /// about a million nodes), a few milliseconds for the CPU to count again.
-pub(super) const CHECK_N: usize = 13;
+pub(crate) const CHECK_N: usize = 13;
 
 /// Items each invocation of the check counts in turn.
-pub(super) const ITEMS_PER_INVOCATION: usize = 8;
+pub(crate) const ITEMS_PER_INVOCATION: usize = 8;
 
 /// The check's plan and its items of each kind, cut for a device whose items of a kind
 /// leave at most `item_rows(kind)` rows.
-pub(super) fn items(item_rows: impl Fn(Kind) -> usize) -> Result<(Plan, [Vec<Item>; 2]), Error> {
+pub(crate) fn items(item_rows: impl Fn(Kind) -> usize) -> Result<(Plan, [Vec<Item>; 2]), Error> {
     let plan = Plan::new(CHECK_N, EngineChoice::D4, None, None)?;
     let rows = plan.rows().expect("a row plan");
     let mut batch: [Vec<Item>; 2] = [Vec::new(), Vec::new()];
@@ -38,7 +38,7 @@ pub(super) fn items(item_rows: impl Fn(Kind) -> usize) -> Result<(Plan, [Vec<Ite
 
 /// How many of the items of `batch` (of `plan`) the device's `counts` give otherwise than
 /// the CPU, and of how many.
-pub(super) fn differing(
+pub(crate) fn differing(
     plan: &Plan,
     batch: &[Vec<Item>; 2],
     counts: &[Vec<ItemCount>; 2],

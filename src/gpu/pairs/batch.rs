@@ -9,7 +9,8 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use crate::gpu::wire::{self, ReachAt};
+use super::wire::ReachAt;
+use crate::gpu::device::wire;
 use crate::quadrant::{
     PairWork, BLOCK_WORDS, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS,
 };
@@ -99,7 +100,7 @@ pub enum Visited {
 }
 
 /// Sieves gathered for one dispatch (their tables or words go straight to the GPU's upload:
-/// [`PairQueue`](super::PairQueue)).
+/// [`PairQueue`](super::queue::PairQueue)).
 #[derive(Debug, Default)]
 pub struct PairBatch {
     /// Bytes of the sieves' lookup tables, one after another, as the GPU makes them.
@@ -126,7 +127,7 @@ pub struct PairBatch {
     /// 32-bit words of the patterns, `pattern_words` a pattern (its words as [`PairWork`]
     /// has them, its signature the batch's): every sieve of a batch has them narrow, or
     /// every one wide. They go straight into the upload as each sieve is added
-    /// ([`PairQueue::write`](super::PairQueue::write)), at [`PairBatch::signature_base`].
+    /// ([`PairQueue::write`](super::queue::PairQueue::write)), at [`PairBatch::signature_base`].
     pub pattern_data: usize,
     pub pattern_words: usize,
     /// Where the GPU signs the other side ([`RAW_WORDS`] a pattern): each sieve's record
@@ -274,7 +275,7 @@ impl PairBatch {
     /// Adds `work`'s sieve, under `ticket`, its first pattern and those at multiples of
     /// [`PairBatch::spot_every`] in the batch spot-checked; its tables or words lie at
     /// [`PairBatch::upload_bytes`] as it was, its patterns at `pattern_data`
-    /// ([`PairQueue::write`](super::PairQueue::write), before).
+    /// ([`PairQueue::write`](super::queue::PairQueue::write), before).
     pub fn push(&mut self, work: &PairWork, ticket: u64) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
         let bases = (

@@ -37,7 +37,7 @@ pub(crate) fn kind_of(plan: &Rows, id: usize, unique: bool) -> Option<Kind> {
 
 /// The most rows an item may leave a kernel: what the kernels' per-lane workgroup memory is
 /// sized for at most (a device with less workgroup memory takes fewer, see
-/// [`crate::gpu::workgroup_bytes`]).
+/// [`workgroup_bytes`](super::dispatch::workgroup_bytes)).
 pub(crate) const MAX_ITEM_ROWS: usize = 16;
 
 /// The rows an item leaves on an `n`×`n` board, at most `most`: items of tens of thousands

@@ -4,7 +4,7 @@
 // subset of five of its seen diagonals, the 256-bit set of its patterns on one of them; a
 // pattern's dense word picks one entry per lookup, and the popcount of their OR is its
 // clashes with the block. A workgroup takes the consecutive patterns from its start to the
-// next workgroup's (stretches of about equal cost: src/gpu/batch.rs), a lane every WG-th of
+// next workgroup's (stretches of about equal cost: src/gpu/pairs/batch.rs), a lane every WG-th of
 // them, and each lane adds its patterns' clashes up in its own registers while they are of
 // one sieve (a sieve's patterns lie together), then into the sieve's sum with one atomic
 // add; the clashes of the patterns the host spot-checks (each sieve's first, those at
@@ -19,7 +19,7 @@
 @group(0) @binding(2) var<storage, read> reach: array<u32>;
 // signature `s`'s reach, head, sieve and its sieve's first pattern (ReachAt: wire.rs)
 @group(0) @binding(3) var<storage, read> reach_at: array<ReachAt>;
-// per pattern (a batch holds many sieves: src/gpu/batch.rs), its signature last, before it
+// per pattern (a batch holds many sieves: src/gpu/pairs/batch.rs), its signature last, before it
 // its dense word in DENSE_WORDS words, or its bits past the pivots in two (NARROW_WORDS in
 // all: its pivots' bits are its signature's head)
 @group(0) @binding(4) var<storage, read> patterns: array<u32>;

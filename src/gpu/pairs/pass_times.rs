@@ -11,7 +11,7 @@ use wgpu::BufferUsages as Use;
 const QUERIES: u32 = 2 * GPU_PASSES.len() as u32;
 
 /// A slot's timestamps: the passes of the batch it last held, in the order run.
-pub(super) struct PassTimes {
+pub(crate) struct PassTimes {
     set: wgpu::QuerySet,
     resolved: wgpu::Buffer,
     /// What the host maps: the resolved timestamps copied.
@@ -100,7 +100,7 @@ impl PassTimes {
 mod tests {
     use super::*;
     use crate::gpu::device::kernel::{whole, Kernel};
-    use crate::gpu::test_gpus;
+    use crate::gpu::gpus::test_gpus;
     use std::sync::mpsc;
 
     /// Two passes timed on the test GPU (where it writes timestamps) come back as run, each

@@ -2,12 +2,14 @@
 //! of one list, while CPU threads count the subtasks no GPU takes and then take subtasks
 //! from the back of the same list.
 
-use super::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
+use crate::execute::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-use crate::gpu::items::{as_raw, kind_of, Cut, Item, Kind};
-use crate::gpu::ledger::Ledger;
-use crate::gpu::{Flight, Gpu, ItemCount};
+use crate::gpu::gpus::{describe_all, Gpu};
+use crate::gpu::rows::dispatch::Flight;
+use crate::gpu::rows::items::ItemCount;
+use crate::gpu::rows::items::{as_raw, kind_of, Cut, Item, Kind};
+use crate::gpu::rows::ledger::Ledger;
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::plan::{Plan, Rows};
 use crate::subtask::{Kernels, Raw};
@@ -19,7 +21,7 @@ use std::time::{Duration, Instant};
 /// How many items a dispatch holds. Later dispatches double while they take under [`FAST`]
 /// and halve past [`SLOW`], for Ctrl-C, progress and checkpoints, but never hold fewer than
 /// the adapter's fewest ([`dispatch_sizes`]): a dispatch that is long even then has long
-/// items, which only items of fewer rows would shorten ([`crate::gpu::items::item_rows`]).
+/// items, which only items of fewer rows would shorten ([`crate::gpu::rows::items::item_rows`]).
 const MOST_ITEMS: usize = 1 << 23;
 const FAST: Duration = Duration::from_millis(50);
 const SLOW: Duration = Duration::from_millis(250);
@@ -64,7 +66,7 @@ pub(crate) struct WithGpu {
     pub workers: Workers,
     pub kernels: Kernels,
     /// Node count at which the kernel gives an item up to the CPU
-    /// ([`crate::gpu::DROPPED`]; lower in tests, to exercise the CPU's recount).
+    /// ([`crate::gpu::rows::dispatch::DROPPED`]; lower in tests, to exercise the CPU's recount).
     pub drop_at: u32,
     /// What the executions said of GPUs dropped for a wrong count.
     pub dropped: Mutex<Vec<String>>,
@@ -197,7 +199,7 @@ impl Executor for WithGpu {
         Facts {
             kernel: self.kernels.reported(),
             threads: self.workers.count(),
-            device: describe(&self.gpus),
+            device: describe_all(&self.gpus),
             notes: lock(&self.dropped).clone(),
         }
     }
@@ -249,16 +251,6 @@ impl WithGpu {
         })?;
         failure.check()?;
         Ok(counted.into_iter().sum())
-    }
-}
-
-/// The GPUs as reports name them: `name`, `2 x name`, or names joined by ` + `.
-pub(super) fn describe(gpus: &[Arc<Gpu>]) -> String {
-    let names: Vec<String> = gpus.iter().map(|g| g.describe()).collect();
-    match names.as_slice() {
-        [one] => one.clone(),
-        [first, ..] if names.iter().all(|n| n == first) => format!("{} x {first}", names.len()),
-        _ => names.join(" + "),
     }
 }
 
@@ -333,7 +325,7 @@ impl<'a> Feeder<'a> {
                 }
             };
             if let Some((flight, batch, launched)) = in_flight.take() {
-                let counts = flight.wait(self.gpu)?;
+                let counts = self.gpu.wait(flight)?;
                 let now = Instant::now();
                 // the GPU worked on it from its launch or the previous one's end, if later
                 let took = now - launched.max(last_back);
@@ -350,7 +342,7 @@ impl<'a> Feeder<'a> {
                 ) {
                     if let Some((flight, _, _)) = next {
                         // its counts are not used: waited for only to leave the device idle
-                        let _ = flight.wait(self.gpu);
+                        let _ = self.gpu.wait(flight);
                     }
                     return self.drop_gpu(wrong, &ledger, held, fed);
                 }
@@ -542,7 +534,7 @@ mod tests {
     use crate::found::Found;
     use crate::plan::Plan;
 
-    use crate::gpu::test_gpus as gpus;
+    use crate::gpu::gpus::test_gpus as gpus;
 
     /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
     fn count_all(executor: &dyn Executor, plan: &Plan, unique: bool) -> (Vec<Found>, Executed) {
@@ -571,7 +563,7 @@ mod tests {
             let plan = Plan::new(13, engine, None, Some(2)).unwrap();
             let workers = || crate::parallel::Workers::new(1, false).unwrap();
             let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Scalar).unwrap();
-            let cpu = super::super::cpu::Cpu::new(workers(), kernels);
+            let cpu = crate::execute::cpu::Cpu::new(workers(), kernels);
             // given up past 64 nodes: most items go back to the CPU
             let gpu = WithGpu {
                 gpus: gpus.clone(),
@@ -606,7 +598,7 @@ mod tests {
         let plan = Plan::new(16, EngineChoice::D4, None, None).unwrap();
         let workers = || crate::parallel::Workers::new(2, false).unwrap();
         let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Auto).unwrap();
-        let cpu = super::super::cpu::Cpu::new(workers(), kernels);
+        let cpu = crate::execute::cpu::Cpu::new(workers(), kernels);
         let want = count_all(&cpu, &plan, false).0;
         // a later lie falls on the second dispatch's first item (a dispatch is vouched for
         // whole, so an earlier lie keeps nothing); on a GPU of many lanes the first holds
@@ -621,7 +613,7 @@ mod tests {
                 share: false,
                 workers: workers(),
                 kernels,
-                drop_at: crate::gpu::DROPPED,
+                drop_at: crate::gpu::rows::dispatch::DROPPED,
                 dropped: Default::default(),
                 lie_at: Some(lie_at),
             };
@@ -651,12 +643,12 @@ mod tests {
     fn dispatches_shrink_when_slow_but_never_leave_a_gpus_lanes_idle() {
         let slow = SLOW * 2;
         // a real GPU's 4096 workgroups of 64: four items a lane, its first dispatch's million
-        let (first, fewest) = dispatch_sizes(false, 4096 * crate::gpu::WORKGROUP);
+        let (first, fewest) = dispatch_sizes(false, 4096 * crate::gpu::device::WORKGROUP);
         assert_eq!((first, fewest), (1 << 20, 1 << 20));
         assert_eq!(next_items(first, slow, fewest), first);
         assert_eq!(next_items(4 * first, slow, fewest), 2 * first);
         // a CPU-emulated adapter's shrink to a thousand
-        let (soft_first, soft) = dispatch_sizes(true, 64 * crate::gpu::WORKGROUP);
+        let (soft_first, soft) = dispatch_sizes(true, 64 * crate::gpu::device::WORKGROUP);
         assert_eq!(next_items(soft_first, slow, soft), soft_first / 2);
         assert_eq!(next_items(soft, slow, soft), soft);
         // fast dispatches grow to the most, those in between stay

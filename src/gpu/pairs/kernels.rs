@@ -1,9 +1,9 @@
 //! The pair count's shaders: each assembled from its sources with the constants the host
 //! shares with it filled in, and compiled into a pipeline.
 
-use crate::gpu::batch::{HINT_EVERY, SUM_WORDS};
+use super::wire;
 use crate::gpu::device::kernel::Kernel;
-use crate::gpu::wire;
+use crate::gpu::pairs::batch::{HINT_EVERY, SUM_WORDS};
 use crate::quadrant::{CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS};
 
 /// Buckets a workgroup of `workgroup` lanes gathers its adds to one word in (`tally.wgsl`):
@@ -43,7 +43,7 @@ fn shader(source: &str, workgroup: usize) -> String {
 /// The other side's signing (of the patterns sent, or joined from the quarter tables),
 /// places and order, the grouping of the stored words, the making of the tables, and the
 /// pair kernel.
-pub(super) struct Kernels {
+pub(crate) struct Kernels {
     pub sign: Kernel,
     pub join: Kernel,
     pub places: Kernel,
@@ -55,7 +55,7 @@ pub(super) struct Kernels {
 
 /// The pair count's kernels compiled for `device`, the pair kernel `workgroup` invocations a
 /// workgroup.
-pub(super) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
+pub(crate) fn kernels(device: &wgpu::Device, workgroup: usize) -> Kernels {
     let kernel = |label: &str, source: &str| Kernel::new(device, label, &shader(source, workgroup));
     let signing = |source: &str| [include_str!("signing.wgsl"), source].concat();
     Kernels {

@@ -22,13 +22,14 @@
 //! and the run notes the device and both counts. What earlier passing checks vouched for
 //! stays.
 
-use super::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::error::Error;
+use crate::execute::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
+use crate::gpu::gpus::{describe_all, Gpu};
 #[cfg(test)]
-use crate::gpu::batch::Sums;
-use crate::gpu::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
-use crate::gpu::{Gpu, PairQueue, PAIR_LANES};
+use crate::gpu::pairs::batch::Sums;
+use crate::gpu::pairs::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
+use crate::gpu::pairs::queue::{PairQueue, PAIR_LANES};
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
 use crate::stages::{self, time, Stage, Tally};
@@ -56,7 +57,7 @@ const CHECK_N: usize = 12;
 /// Counts every unit of N = [`CHECK_N`] with `gpu`'s pair kernel and on the CPU's loops
 /// `pairs`: what differs, if anything does (the verdict); an error where the check could
 /// not run (no room for its buffers).
-pub(super) fn check_pairs(gpu: &Arc<Gpu>, pairs: PairKernel) -> Result<Result<(), String>, Error> {
+pub(crate) fn check_pairs(gpu: &Arc<Gpu>, pairs: PairKernel) -> Result<Result<(), String>, Error> {
     let layout = Layout::new(CHECK_N);
     let never = AtomicBool::new(false);
     let notes = Mutex::default();
@@ -549,7 +550,7 @@ impl Executor for QuadrantOnGpus {
         Facts {
             kernel: self.kernels.reported(),
             threads: self.workers.count(),
-            device: super::gpu::describe(&self.gpus),
+            device: describe_all(&self.gpus),
             notes: lock(&self.notes).clone(),
         }
     }
@@ -565,7 +566,7 @@ mod tests {
     use crate::memory::Budget;
     use crate::plan::Plan;
 
-    use crate::gpu::test_gpus as gpus;
+    use crate::gpu::gpus::test_gpus as gpus;
 
     fn workers() -> Workers {
         Workers::new(2, false).unwrap()
@@ -575,7 +576,7 @@ mod tests {
     /// tables): opened without mapped primary buffers, its batches go through copies and
     /// it makes the tables from the dense words it is sent.
     fn copying_gpus() -> Option<[Arc<Gpu>; 1]> {
-        let gpu = crate::gpu::test_gpu_without(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)?;
+        let gpu = crate::gpu::gpus::test_gpu_without(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)?;
         assert_eq!(gpu.pair_queue::<()>().takes(), Made::Words);
         Some([Arc::new(gpu)])
     }
