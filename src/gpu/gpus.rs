@@ -231,7 +231,7 @@ impl Gpu {
         })
     }
 
-    /// A queue of pair-count batches on this GPU ([`pairs`]) for one thread: each comes
+    /// A queue of pair-count batches on this GPU ([`PairQueue`]) for one thread: each comes
     /// back with its `T`. Only for a GPU that [`Gpu::trust_pairs`] trusted.
     pub fn pair_queue<T>(&self) -> PairQueue<'_, T> {
         PairQueue::new(PairDevice {
@@ -260,7 +260,7 @@ impl Gpu {
     }
 
     /// Whether the quadrant engine's units have their other halves joined on this device
-    /// (over a bus: [`pairs::Device::takes`]), from the whole quarter tables it holds.
+    /// (over a bus: [`PairDevice::takes`]), from the whole quarter tables it holds.
     pub fn joins_halves(&self) -> bool {
         !self.device.shares_memory
     }
