@@ -3,7 +3,7 @@
 //! open, the pair count's before it counts a unit), and shared by every later run.
 
 use crate::error::Error;
-use crate::gpu::device::{self, room, Device, Wants, MOST_WORKGROUPS, WORKGROUP};
+use crate::gpu::device::{self, room, Device, Wants, WORKGROUP};
 use crate::gpu::pairs::kernels::{kernels, Kernels as PairKernels};
 use crate::gpu::pairs::quarters;
 use crate::gpu::pairs::queue::{Device as PairDevice, PairFailure, PairQueue};
@@ -235,18 +235,9 @@ impl Gpu {
     /// back with its `T`. Only for a GPU that [`Gpu::trust_pairs`] trusted.
     pub fn pair_queue<T>(&self) -> PairQueue<'_, T> {
         PairQueue::new(PairDevice {
-            device: &self.device.device,
-            queue: &self.device.queue,
-            kernels: self
-                .pairs
-                .as_ref()
-                .expect("a GPU trusted with pairs has the kernel"),
-            most_workgroups: MOST_WORKGROUPS,
-            workgroup: WORKGROUP,
-            limit: self.device.buffer_limit,
-            shares_memory: self.device.shares_memory,
+            on: &self.device,
+            kernels: (self.pairs.as_ref()).expect("a GPU trusted with pairs has the kernel"),
             quarters: &self.quarters,
-            pass_clock: self.device.pass_clock(),
         })
     }
 

@@ -27,7 +27,7 @@ use crate::error::Error;
 use crate::gpu::device::kernel::whole;
 use crate::gpu::device::upload::{le_bytes, write_raw, write_rebased};
 use crate::gpu::device::wire;
-use crate::gpu::device::{MOST_WORKGROUPS, WORKGROUP};
+use crate::gpu::device::{self, MOST_WORKGROUPS, WORKGROUP};
 use crate::gpu::pairs::batch::{PairBatch, Sums, WordParts};
 use crate::gpu::pairs::kernels::Kernels;
 use crate::gpu::pairs::pass_times::PassTimes;
@@ -78,30 +78,19 @@ pub(crate) const PAIR_LANES: usize = MOST_WORKGROUPS * WORKGROUP;
 /// the other (the thread waits only when the GPU has not finished the last by then).
 pub const SLOTS: usize = 2;
 
-/// A device as the pair count takes it: its queue, the kernels, and the most workgroups a
-/// dispatch runs.
+/// A device as the pair count takes it: the device (its queue, limits and whether it
+/// shares the host's memory), the kernels, and the quarter tables it holds.
 pub(crate) struct Device<'a> {
-    pub device: &'a wgpu::Device,
-    pub queue: &'a wgpu::Queue,
+    pub on: &'a device::Device,
     pub kernels: &'a Kernels,
-    pub most_workgroups: usize,
-    /// Invocations per workgroup.
-    pub workgroup: usize,
-    /// The most bytes a buffer the kernel binds may hold.
-    pub limit: u64,
-    /// Whether the kernel may bind the buffers the host maps ([`Staged`]).
-    pub shares_memory: bool,
-    /// The quarter tables it holds.
     pub quarters: &'a Holding,
-    /// Nanoseconds a tick of its timestamps, where its passes are timed ([`PassTimes`]).
-    pub pass_clock: Option<f32>,
 }
 
 impl Device<'_> {
     /// What the host sends of a sieve: over a bus its stored patterns' dense words, for the
     /// GPU to make the tables; where the GPU shares the host's memory, the tables.
     pub fn takes(&self) -> Made {
-        match self.shares_memory {
+        match self.on.shares_memory {
             true => Made::Tables,
             false => Made::Words,
         }
@@ -137,11 +126,11 @@ impl Staged {
             Way::FromGpu => (Use::MAP_READ, Use::COPY_DST, Use::COPY_SRC, Use::COPY_DST),
         };
         let storage = Use::STORAGE | bound;
-        let (host, gpu) = match device.shares_memory {
-            true => (buffer(device.device, label, size, map | storage)?, None),
+        let (host, gpu) = match device.on.shares_memory {
+            true => (buffer(&device.on.device, label, size, map | storage)?, None),
             false => (
-                buffer(device.device, label, size, map | host_copy)?,
-                Some(buffer(device.device, label, size, storage | gpu_copy)?),
+                buffer(&device.on.device, label, size, map | host_copy)?,
+                Some(buffer(&device.on.device, label, size, storage | gpu_copy)?),
             ),
         };
         Ok(Staged { host, gpu, way })
@@ -246,9 +235,9 @@ impl Making {
             if buffer.size() < bytes {
                 let usage = buffer.usage();
                 *buffer = self::buffer(
-                    device.device,
+                    &device.on.device,
                     "making tables",
-                    grown(bytes, device.limit),
+                    grown(bytes, device.on.buffer_limit),
                     usage,
                 )?;
             }
@@ -263,7 +252,7 @@ impl Slot {
     /// where it writes them.
     fn new(device: &Device, (upload, words): (u64, u64)) -> Result<Slot, Error> {
         let making = match device.takes() {
-            Made::Words => Some(Making::new(device.device)?),
+            Made::Words => Some(Making::new(&device.on.device)?),
             Made::Tables => None,
         };
         Ok(Slot {
@@ -271,20 +260,20 @@ impl Slot {
             making,
             words: Staged::new(device, "pair words", words, Way::ToGpu)?,
             params: buffer(
-                device.device,
+                &device.on.device,
                 "pair params",
                 size_of::<PairParams>() as u64,
                 Use::UNIFORM | Use::COPY_DST,
             )?,
             starts: buffer(
-                device.device,
+                &device.on.device,
                 "workgroup starts",
-                4 * (device.most_workgroups as u64 + 1),
+                4 * (MOST_WORKGROUPS as u64 + 1),
                 Use::STORAGE | Use::COPY_DST,
             )?,
             sums: Staged::new(device, "sums", 0, Way::FromGpu)?,
-            origin: buffer(device.device, "origin", 0, Use::STORAGE | Use::COPY_DST)?,
-            times: (device.pass_clock).map(|tick| PassTimes::new(device.device, tick)),
+            origin: buffer(&device.on.device, "origin", 0, Use::STORAGE | Use::COPY_DST)?,
+            times: (device.on.pass_clock()).map(|tick| PassTimes::new(&device.on.device, tick)),
         })
     }
 
@@ -312,13 +301,18 @@ impl Slot {
             ];
             making.fit(device, bytes)?;
             if self.origin.size() < 4 * patterns {
-                let bytes = grown(4 * patterns, device.limit);
-                self.origin = buffer(device.device, "origin", bytes, Use::STORAGE | Use::COPY_DST)?;
+                let bytes = grown(4 * patterns, device.on.buffer_limit);
+                self.origin = buffer(
+                    &device.on.device,
+                    "origin",
+                    bytes,
+                    Use::STORAGE | Use::COPY_DST,
+                )?;
             }
         }
         let sums = 4 * batch.sum_words() as u64;
         if self.sums.size() < sums {
-            let bytes = grown(sums, device.limit);
+            let bytes = grown(sums, device.on.buffer_limit);
             self.sums = Staged::new(device, "sums", bytes, Way::FromGpu)?;
         }
         Ok(())
@@ -342,7 +336,7 @@ impl Slot {
             None => self.words_at(&parts.patterns),
         };
         let counting = gpu.kernels.pairs.bind(
-            gpu.device,
+            &gpu.on.device,
             [
                 ("params", whole(&self.params)),
                 ("tables", whole(tables)),
@@ -376,7 +370,7 @@ impl Slot {
             false => self.words_at(&parts.patterns),
         };
         let ordering = kernels.order.bind(
-            gpu.device,
+            &gpu.on.device,
             [
                 ("params", whole(&self.params)),
                 ("patterns", ordered_from),
@@ -386,7 +380,7 @@ impl Slot {
             ],
         );
         let grouping = kernels.group.bind(
-            gpu.device,
+            &gpu.on.device,
             [
                 ("params", whole(&self.params)),
                 ("words", whole(self.upload.bound())),
@@ -396,7 +390,7 @@ impl Slot {
             ],
         );
         let tables = kernels.tables.bind(
-            gpu.device,
+            &gpu.on.device,
             [
                 ("params", whole(&self.params)),
                 ("words", whole(&making.grouped)),
@@ -431,7 +425,7 @@ impl Slot {
             let raw = ("raw", self.words_at(&parts.patterns));
             kernels
                 .sign
-                .bind(gpu.device, shared().into_iter().chain([raw]))
+                .bind(&gpu.on.device, shared().into_iter().chain([raw]))
         });
         let joining = joined.map(|held| {
             let cells = [
@@ -441,10 +435,10 @@ impl Slot {
             ];
             kernels
                 .join
-                .bind(gpu.device, shared().into_iter().chain(cells))
+                .bind(&gpu.on.device, shared().into_iter().chain(cells))
         });
         let placing = kernels.places.bind(
-            gpu.device,
+            &gpu.on.device,
             [
                 ("params", whole(&self.params)),
                 ("signing", self.words_at(&parts.signing)),
@@ -483,12 +477,13 @@ impl Slot {
             spot_every: batch.spot_every() as u32,
             hints_at: batch.cells.len() as u32,
         };
-        gpu.queue
-            .write_buffer(&self.params, 0, &le_bytes(wire::words(&[params])));
-        let per_run = patterns.div_ceil(gpu.workgroup * LANE_RUN);
-        let pair_workgroups = per_run.clamp(1, gpu.most_workgroups);
+        (gpu.on.queue).write_buffer(&self.params, 0, &le_bytes(wire::words(&[params])));
+        let per_run = patterns.div_ceil(WORKGROUP * LANE_RUN);
+        let pair_workgroups = per_run.clamp(1, MOST_WORKGROUPS);
         let starts = batch.workgroup_starts(pair_workgroups);
-        gpu.queue.write_buffer(&self.starts, 0, &le_bytes(&starts));
+        gpu.on
+            .queue
+            .write_buffer(&self.starts, 0, &le_bytes(&starts));
         (blocks, pair_workgroups)
     }
 
@@ -504,11 +499,11 @@ impl Slot {
         (patterns, sieves, blocks, pair_workgroups): (usize, usize, usize, usize),
     ) {
         let kernels = gpu.kernels;
-        let per_pattern = patterns.div_ceil(gpu.workgroup);
+        let per_pattern = patterns.div_ceil(WORKGROUP);
         let signed = [
             ("sign", &kernels.sign, per_pattern),
             ("join", &kernels.join, per_pattern),
-            ("places", &kernels.places, sieves.div_ceil(gpu.workgroup)),
+            ("places", &kernels.places, sieves.div_ceil(WORKGROUP)),
         ];
         let made = [
             ("order", &kernels.order, per_pattern),
@@ -528,7 +523,7 @@ impl Slot {
             });
             pass.set_pipeline(kernel.pipeline());
             pass.set_bind_group(0, bind, &[]);
-            let workgroups = workgroups.clamp(1, gpu.most_workgroups);
+            let workgroups = workgroups.clamp(1, MOST_WORKGROUPS);
             pass.dispatch_workgroups(workgroups as u32, 1, 1);
         }
     }
@@ -643,7 +638,7 @@ impl<'a, T> PairQueue<'a, T> {
             Some(slot) if slot.upload.size() >= upload && slot.words.size() >= words => slot,
             // none yet, or one too small: a new one in its place
             _ => {
-                let limit = self.device.limit;
+                let limit = self.device.on.buffer_limit;
                 Slot::new(&self.device, (grown(upload, limit), grown(words, limit)))?
             }
         };
@@ -663,7 +658,7 @@ impl<'a, T> PairQueue<'a, T> {
         view.copy_from_slice(&work.upload());
         if let Some(cells) = work.signing.as_ref().and_then(|s| s.cells()) {
             // nothing of the other side but its cells, sent with the word lists
-            let device = (self.device.device, self.device.queue);
+            let device = (&self.device.on.device, &self.device.on.queue);
             self.joins_from = Some(held(device, self.device.quarters, cells.quarters())?);
             return Ok(());
         }
@@ -705,11 +700,9 @@ impl<'a, T> PairQueue<'a, T> {
         slot.upload.host.unmap();
         let sieves = batch.sieves.len();
         let (blocks, pair_workgroups) = slot.write_params(gpu, batch);
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("pairs"),
-            });
+        let mut encoder = (gpu.on.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("pairs"),
+        });
         slot.upload.copy(&mut encoder, batch.upload_bytes);
         slot.words.copy(&mut encoder, parts.len());
         let sum_words = batch.sum_words();
@@ -717,7 +710,7 @@ impl<'a, T> PairQueue<'a, T> {
         encoder.clear_buffer(slot.sums.bound(), 0, Some(bytes));
         let signs = batch.signs();
         if let Some(making) = &slot.making {
-            let queue = gpu.queue;
+            let queue = &gpu.on.queue;
             queue.write_buffer(&making.cursors, 0, &le_bytes(&batch.cursors));
             match signs {
                 true => {
@@ -743,7 +736,7 @@ impl<'a, T> PairQueue<'a, T> {
         if let Some(times) = &slot.times {
             times.resolve(&mut encoder);
         }
-        let submitted = gpu.queue.submit([encoder.finish()]);
+        let submitted = gpu.on.queue.submit([encoder.finish()]);
         let mapped = slot.map_back(bytes);
         self.sent.push_back(Sent {
             slot,
@@ -770,7 +763,11 @@ impl<'a, T> PairQueue<'a, T> {
             },
             false => wgpu::PollType::Poll,
         };
-        self.device.device.poll(poll).map_err(|e| e.to_string())?;
+        self.device
+            .on
+            .device
+            .poll(poll)
+            .map_err(|e| e.to_string())?;
         while oldest.maps_seen < oldest.awaited() {
             let mapped = match wait {
                 true => oldest.mapped.recv().map_err(|e| e.to_string())?,
