@@ -3,87 +3,11 @@
 //! An [`Executor`] takes a batch of subtask ids of a plan and reports `(id, result)` for each
 //! subtask it finishes. Everything that is written once for every way of counting (shards,
 //! checkpoints, progress, cancellation, sums) lives above it, in [`crate::run()`]; a new
-//! backend is one more implementation of the trait, chosen in [`open`].
+//! backend is one more implementation of the trait ([`contract`]), chosen where the run
+//! opens its executor (`run/open.rs`). The CPU's is [`cpu`]; the GPU backends' are in
+//! `gpu/rows/` and `gpu/pairs/`.
 
 pub(crate) mod contract;
 pub(crate) mod cpu;
 
-use crate::device::Devices;
-use crate::error::Error;
-#[cfg(feature = "gpu")]
-use crate::gpu::{pairs::executor as pairs, rows::executor as rows};
-use crate::parallel::Workers;
-use crate::plan::Plan;
-use crate::resolved::Resolved;
 pub(crate) use contract::{Executed, Executor, Facts, Job};
-use std::sync::atomic::AtomicBool;
-
-/// Opens the executor `resolved` name for `plan`, to count `subtasks` subtasks: CPU threads
-/// with the chosen kernel (never more workers than subtasks: an idle worker still costs;
-/// the quadrant engine's units take the threads past them), or GPUs with CPU threads beside
-/// them. The quadrant engine's tables are built here (on the CPU threads, within the memory
-/// limit); `cancel` stops the build ([`Error::Interrupted`]).
-pub(crate) fn open(
-    plan: &Plan,
-    resolved: &Resolved,
-    subtasks: usize,
-    cancel: &AtomicBool,
-) -> Result<Box<dyn Executor>, Error> {
-    let workers = Workers::new(resolved.threads, resolved.pin)?.at_most(subtasks);
-    let kernels = resolved.kernels;
-    if let Some(layout) = plan.quadrant_layout() {
-        // a one-off build gains nothing from more threads than cores, and each in-flight
-        // task holds memory and delays a stop
-        let builders = workers.at_most(num_cpus::get());
-        #[cfg(feature = "gpu")]
-        if let Devices::Gpus { gpus, .. } = &resolved.devices {
-            if gpus.iter().any(|gpu| gpu.joins_halves()) {
-                layout.keep_tables_whole_for_devices();
-            }
-        }
-        layout
-            .prepare(
-                resolved.memory_limit,
-                subtasks,
-                (&builders, workers.count()),
-                cancel,
-            )?
-            .ok_or(Error::Interrupted)?;
-        #[cfg(feature = "gpu")]
-        if let Devices::Gpus { gpus, share } = &resolved.devices {
-            for gpu in gpus {
-                gpu.trust_pairs(|| pairs::check_pairs(gpu, kernels.pairs))?;
-            }
-            return Ok(Box::new(pairs::QuadrantOnGpus {
-                gpus: gpus.clone(),
-                share: *share,
-                workers,
-                kernels,
-                notes: Default::default(),
-                #[cfg(test)]
-                trial: Default::default(),
-            }));
-        }
-        // a unit's pair count takes the threads past its subtasks, up to a thread a core
-        let threads = resolved.threads.min(workers.count().max(num_cpus::get()));
-        return Ok(Box::new(cpu::Cpu {
-            workers,
-            kernels,
-            threads,
-        }));
-    }
-    match &resolved.devices {
-        Devices::Cpu => Ok(Box::new(cpu::Cpu::new(workers, kernels))),
-        #[cfg(feature = "gpu")]
-        Devices::Gpus { gpus, share } => Ok(Box::new(rows::WithGpu {
-            gpus: gpus.clone(),
-            share: *share,
-            workers,
-            kernels,
-            drop_at: crate::gpu::rows::dispatch::DROPPED,
-            dropped: Default::default(),
-            #[cfg(test)]
-            lie_at: None,
-        })),
-    }
-}

@@ -4,10 +4,11 @@
 use super::collect::collect;
 use super::hooks::Hooks;
 use super::ledger::Ledger;
+use super::open::open;
 use super::outcome::RunOutcome;
 use super::request::RunRequest;
 use crate::error::Error;
-use crate::execute::{self, Executed, Executor};
+use crate::execute::{Executed, Executor};
 use crate::plan::Plan;
 use crate::resolved::{Resolved, Rival};
 use std::sync::atomic::AtomicBool;
@@ -39,7 +40,7 @@ impl Counting {
         stop: &AtomicBool,
     ) -> Result<(Counting, Option<Box<Rival>>), Error> {
         let rival = resolved.race.take();
-        let executor = execute::open(&plan, &resolved, ledger.len() - ledger.resumed(), stop)?;
+        let executor = open(&plan, &resolved, ledger.len() - ledger.resumed(), stop)?;
         let counting = Counting {
             plan,
             resolved,

@@ -4,11 +4,11 @@
 //! timed, and their mean carried over the rest.
 
 use super::hooks::Hooks;
+use super::open::open;
 use super::request::RunRequest;
 use crate::device::DeviceChoice;
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::execute;
 use crate::kernel::Kernel;
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::random::SplitMix;
@@ -102,7 +102,7 @@ impl RunRequest {
             resolved.notes.iter().for_each(|note| planned(note));
         }
         let subtasks = self.shard.len(plan.len());
-        let executor = execute::open(&plan, &resolved, subtasks, stop)?;
+        let executor = open(&plan, &resolved, subtasks, stop)?;
         let workers = Workers::new(resolved.threads, resolved.pin)?.at_most(subtasks);
         let sizing = started.elapsed();
         let budget = Duration::from_secs_f64(seconds.clamp(0.0, 1e9));

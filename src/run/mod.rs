@@ -10,6 +10,7 @@ mod counting;
 mod estimate;
 mod hooks;
 mod ledger;
+mod open;
 mod outcome;
 mod race;
 mod request;
@@ -22,7 +23,7 @@ pub use request::RunRequest;
 use crate::checkpoint::Checkpoint;
 use crate::counts::Counts;
 use crate::error::Error;
-use crate::execute::{self, Job};
+use crate::execute::Job;
 use crate::found::Found;
 use crate::options::CountOptions;
 use crate::parallel::lock;
@@ -85,7 +86,7 @@ pub(crate) fn recount(
     let start = Instant::now();
     let never = AtomicBool::new(false);
     let resolved = crate::resolved::for_plan(plan, options)?;
-    let executor = execute::open(plan, &resolved, ids.len(), &never)?;
+    let executor = open::open(plan, &resolved, ids.len(), &never)?;
     let found: Mutex<Vec<(usize, Found)>> = Mutex::new(Vec::with_capacity(ids.len()));
     let executed = executor.execute(Job {
         plan,

@@ -6,10 +6,10 @@
 use super::counting::Counting;
 use super::hooks::Hooks;
 use super::ledger::Ledger;
+use super::open::open;
 use super::request::RunRequest;
 use crate::device::DeviceChoice;
 use crate::error::Error;
-use crate::execute;
 use crate::plan::Plan;
 use crate::race::{DeviceRace, CALIBRATION_SHARDS};
 use crate::resolved::Rival;
@@ -45,7 +45,7 @@ pub(super) fn settle(
     // the GPUs have lost once they take longer than the CPU did, unless forced to win
     let deadline = (rival.forced != Some(DeviceChoice::Gpu)).then_some(cpu_time);
     let plan = &counting.plan;
-    let executor = match execute::open(plan, &rival.resolved, plan.len(), stop) {
+    let executor = match open(plan, &rival.resolved, plan.len(), stop) {
         Ok(executor) => executor,
         Err(e) if must_win(&rival, &e) => return Err(e),
         Err(_) if stop.load(Ordering::Relaxed) => return Err(Error::Interrupted),
