@@ -3,6 +3,7 @@
 //! open, the pair count's before it counts a unit), and shared by every later run.
 
 use crate::error::Error;
+use crate::execute::contract::Facts;
 use crate::gpu::device::{self, room, Device, Wants, WORKGROUP};
 use crate::gpu::pairs::kernels::{kernels, Kernels as PairKernels};
 use crate::gpu::pairs::quarters;
@@ -10,8 +11,9 @@ use crate::gpu::pairs::queue::{Device as PairDevice, PairFailure, PairQueue};
 use crate::gpu::rows::dispatch::{self, Flight, RowKernels, DROPPED};
 use crate::gpu::rows::items::{Item, ItemCount, Kind};
 use crate::gpu::rows::trust;
-use crate::parallel::lock;
+use crate::parallel::{lock, Workers};
 use crate::plan::Rows;
+use crate::subtask::Kernels;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// An opened device on one adapter, with both backends' kernels compiled.
@@ -34,13 +36,24 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
-/// The GPUs as reports name them: `name`, `2 x name`, or names joined by ` + `.
-pub(crate) fn describe_all(gpus: &[Arc<Gpu>]) -> String {
+/// What an executor counting on `gpus` and the CPU threads `workers` (on `kernels`) reports:
+/// the GPUs named `name`, `2 x name`, or joined by ` + `, and the `notes` it kept.
+pub(crate) fn facts(
+    (kernels, workers): (Kernels, &Workers),
+    gpus: &[Arc<Gpu>],
+    notes: &Mutex<Vec<String>>,
+) -> Facts {
     let names: Vec<String> = gpus.iter().map(|g| g.describe()).collect();
-    match names.as_slice() {
+    let device = match names.as_slice() {
         [one] => one.clone(),
         [first, ..] if names.iter().all(|n| n == first) => format!("{} x {first}", names.len()),
         _ => names.join(" + "),
+    };
+    Facts {
+        kernel: kernels.reported(),
+        threads: workers.count(),
+        device,
+        notes: lock(notes).clone(),
     }
 }
 

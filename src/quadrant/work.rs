@@ -49,6 +49,11 @@ pub(super) fn east_shift(n: usize) -> usize {
     n - n / 2
 }
 
+/// The error of a unit whose half-board patterns found no memory.
+fn short<E>(_: E) -> Error {
+    crate::memory::memory_short("a unit's half-board patterns")
+}
+
 #[derive(Default)]
 pub(super) struct Work {
     /// A part of the east half, and one of the west half.
@@ -124,7 +129,6 @@ impl Work {
         (device, spare): (Option<&dyn PairDevice>, &Spare),
         stop: &AtomicBool,
     ) -> Result<Option<Pairs>, Error> {
-        let short = |_| crate::memory::memory_short("a unit's half-board patterns");
         let all = (1u64 << n) - 1;
         let (avoid, free_rows) = if unit.middle_row == NO_MIDDLE {
             (Pattern::default(), all)
@@ -256,7 +260,6 @@ impl Work {
         (device, shift): (&dyn PairDevice, Shift),
         stop: &AtomicBool,
     ) -> Result<Option<Pairs>, Error> {
-        let short = |_| crate::memory::memory_short("a unit's half-board patterns");
         let (sample, reckoned) = cells.sample(pairs).map_err(short)?;
         let mut counted = Pairs::default();
         let mut joined = false;
@@ -334,7 +337,6 @@ fn count_parts(
     (pairs, device, spare): (PairKernel, Option<&dyn PairDevice>, &Spare),
     stop: &AtomicBool,
 ) -> Result<Counted, Error> {
-    let short = |_| crate::memory::memory_short("a unit's half-board patterns");
     Ok(match device {
         Some(device) => {
             let takes = ((others, others.len(), shift), device.takes());

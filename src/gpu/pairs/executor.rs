@@ -25,7 +25,7 @@
 use crate::error::Error;
 use crate::execute::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-use crate::gpu::gpus::{describe_all, Gpu};
+use crate::gpu::gpus::{facts, Gpu};
 #[cfg(test)]
 use crate::gpu::pairs::batch::Sums;
 use crate::gpu::pairs::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
@@ -547,12 +547,7 @@ impl Executor for QuadrantOnGpus {
     }
 
     fn facts(&self) -> Facts {
-        Facts {
-            kernel: self.kernels.reported(),
-            threads: self.workers.count(),
-            device: describe_all(&self.gpus),
-            notes: lock(&self.notes).clone(),
-        }
+        facts((self.kernels, &self.workers), &self.gpus, &self.notes)
     }
 }
 

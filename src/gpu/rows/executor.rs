@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::execute::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-use crate::gpu::gpus::{describe_all, Gpu};
+use crate::gpu::gpus::{facts, Gpu};
 use crate::gpu::rows::dispatch::Flight;
 use crate::gpu::rows::items::ItemCount;
 use crate::gpu::rows::items::{as_raw, kind_of, Cut, Item, Kind};
@@ -196,12 +196,7 @@ impl Executor for WithGpu {
     }
 
     fn facts(&self) -> Facts {
-        Facts {
-            kernel: self.kernels.reported(),
-            threads: self.workers.count(),
-            device: describe_all(&self.gpus),
-            notes: lock(&self.dropped).clone(),
-        }
+        facts((self.kernels, &self.workers), &self.gpus, &self.dropped)
     }
 }
 

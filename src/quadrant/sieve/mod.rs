@@ -537,16 +537,21 @@ impl Sieve {
         let count = (most_helpers + 1) * PIECES_PER_THREAD;
         let pieces = pieces(start, (count, self.batching.piece));
         let next = AtomicUsize::new(0);
+        // the next piece not yet taken, counted with `buffers`; `None` once none is left
+        let count_next = |buffers: &mut BatchBuffers| {
+            let groups = pieces.get(next.fetch_add(1, Ordering::Relaxed))?.clone();
+            let share = Share {
+                others,
+                start,
+                groups,
+                buffers,
+            };
+            Some(self.count_share(pairs, share, stop))
+        };
         let count_pieces = |buffers: &mut BatchBuffers| {
             let mut disjoint = 0;
-            while let Some(groups) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let share = Share {
-                    others,
-                    start,
-                    groups: groups.clone(),
-                    buffers: &mut *buffers,
-                };
-                disjoint += self.count_share(pairs, share, stop)?;
+            while let Some(counted) = count_next(&mut *buffers) {
+                disjoint += counted?;
             }
             Some(disjoint)
         };
@@ -568,18 +573,10 @@ impl Sieve {
                     let Ok(helper) = started else { break };
                     helpers.push((lent, helper));
                 }
-                let Some(groups) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                let Some(counted) = count_next(&mut *buffers) else {
                     break;
                 };
-                let share = Share {
-                    others,
-                    start,
-                    groups: groups.clone(),
-                    buffers: &mut *buffers,
-                };
-                mine = mine
-                    .zip(self.count_share(pairs, share, stop))
-                    .map(|(a, b)| a + b);
+                mine = mine.zip(counted).map(|(a, b)| a + b);
                 if mine.is_none() {
                     break;
                 }
