@@ -72,7 +72,7 @@ pub(crate) enum Devices {
     /// These GPUs, and whether the CPU threads share their subtasks.
     #[cfg(feature = "gpu")]
     Gpus {
-        gpus: Vec<std::sync::Arc<crate::gpu::Gpu>>,
+        gpus: Vec<std::sync::Arc<crate::gpu::Device>>,
         share: bool,
     },
 }

@@ -130,3 +130,30 @@ pub(crate) struct Facts {
     /// What a user should know of the executions (a GPU dropped for a wrong count).
     pub notes: Vec<String>,
 }
+
+#[cfg(feature = "gpu")]
+impl Facts {
+    /// What an executor counting on the GPUs `gpus` (described) and the CPU threads
+    /// `workers` (on `kernels`) reports: the GPUs named once, `2 x name`, or joined by
+    /// ` + `, and the `notes` it kept.
+    pub fn on_gpus(
+        (kernels, workers): (Kernels, &crate::parallel::Workers),
+        gpus: impl Iterator<Item = String>,
+        notes: &std::sync::Mutex<Vec<String>>,
+    ) -> Facts {
+        let names: Vec<String> = gpus.collect();
+        let device = match names.as_slice() {
+            [one] => one.clone(),
+            [first, ..] if names.iter().all(|n| n == first) => {
+                format!("{} x {first}", names.len())
+            }
+            _ => names.join(" + "),
+        };
+        Facts {
+            kernel: kernels.reported(),
+            threads: workers.count(),
+            device,
+            notes: crate::parallel::lock(notes).clone(),
+        }
+    }
+}

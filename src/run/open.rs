@@ -5,7 +5,9 @@ use crate::device::Devices;
 use crate::error::Error;
 use crate::execute::{cpu, Executor};
 #[cfg(feature = "gpu")]
-use crate::gpu::{pairs::executor as pairs, rows::executor as rows};
+use crate::gpu::{
+    pairs::executor as pairs, pairs::gpu::PairGpu, rows::dispatch::RowGpu, rows::executor as rows,
+};
 use crate::parallel::Workers;
 use crate::plan::Plan;
 use crate::resolved::Resolved;
@@ -30,7 +32,8 @@ pub(crate) fn open(
         let builders = workers.at_most(num_cpus::get());
         #[cfg(feature = "gpu")]
         if let Devices::Gpus { gpus, .. } = &resolved.devices {
-            if gpus.iter().any(|gpu| gpu.joins_halves()) {
+            // (a GPU over a bus joins the units' other halves from the whole tables)
+            if gpus.iter().any(|gpu| !gpu.shares_memory) {
                 layout.keep_tables_whole_for_devices();
             }
         }
@@ -44,11 +47,12 @@ pub(crate) fn open(
             .ok_or(Error::Interrupted)?;
         #[cfg(feature = "gpu")]
         if let Devices::Gpus { gpus, share } = &resolved.devices {
-            for gpu in gpus {
-                gpu.trust_pairs(|| pairs::check_pairs(gpu, kernels.pairs))?;
+            let gpus: Vec<PairGpu> = gpus.iter().map(PairGpu::on).collect();
+            for gpu in &gpus {
+                gpu.trust(|| pairs::check_pairs(gpu, kernels.pairs))?;
             }
             return Ok(Box::new(pairs::QuadrantOnGpus {
-                gpus: gpus.clone(),
+                gpus,
                 share: *share,
                 workers,
                 kernels,
@@ -69,7 +73,7 @@ pub(crate) fn open(
         Devices::Cpu => Ok(Box::new(cpu::Cpu::new(workers, kernels))),
         #[cfg(feature = "gpu")]
         Devices::Gpus { gpus, share } => Ok(Box::new(rows::WithGpu {
-            gpus: gpus.clone(),
+            gpus: gpus.iter().map(RowGpu::on).collect(),
             share: *share,
             workers,
             kernels,

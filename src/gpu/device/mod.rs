@@ -112,6 +112,12 @@ pub(crate) struct Device {
     failure: Arc<Mutex<Option<String>>>,
 }
 
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
 impl Device {
     /// A device on `adapter`, for what `wants` says.
     pub fn open(adapter: &wgpu::Adapter, wants: Wants) -> Result<Device, Error> {
@@ -166,6 +172,19 @@ impl Device {
         };
         opened.check()?;
         Ok(opened)
+    }
+
+    /// This device as one that binds at most `bytes` a buffer (a smaller GPU, for tests).
+    #[cfg(test)]
+    pub fn limited_to(&self, bytes: u64) -> Device {
+        Device {
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            info: self.info.clone(),
+            buffer_limit: bytes,
+            failure: self.failure.clone(),
+            ..*self
+        }
     }
 
     /// Fails with the first error the device reported, if any.

@@ -25,10 +25,10 @@
 use crate::error::Error;
 use crate::execute::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-use crate::gpu::gpus::{facts, Gpu};
 #[cfg(test)]
 use crate::gpu::pairs::batch::Sums;
 use crate::gpu::pairs::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
+use crate::gpu::pairs::gpu::PairGpu;
 use crate::gpu::pairs::queue::{PairQueue, PAIR_LANES};
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
@@ -37,7 +37,7 @@ use crate::subtask::Kernels;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// Patterns a batch holds per lane of a pair count's dispatch before it is sent (lanes:
 /// the invocations the dispatch runs at most, [`PAIR_LANES`], 262,144 on every adapter).
@@ -57,7 +57,7 @@ const CHECK_N: usize = 12;
 /// Counts every unit of N = [`CHECK_N`] with `gpu`'s pair kernel and on the CPU's loops
 /// `pairs`: what differs, if anything does (the verdict); an error where the check could
 /// not run (no room for its buffers).
-pub(crate) fn check_pairs(gpu: &Arc<Gpu>, pairs: PairKernel) -> Result<Result<(), String>, Error> {
+pub(crate) fn check_pairs(gpu: &PairGpu, pairs: PairKernel) -> Result<Result<(), String>, Error> {
     let layout = Layout::new(CHECK_N);
     let never = AtomicBool::new(false);
     let notes = Mutex::default();
@@ -96,7 +96,7 @@ type Units<'a> = (&'a Layout, &'a [usize], PairKernel);
 
 /// GPUs, and the CPU threads that feed them (and, with `share`, count beside them).
 pub(crate) struct QuadrantOnGpus {
-    pub gpus: Vec<Arc<Gpu>>,
+    pub gpus: Vec<PairGpu>,
     pub share: bool,
     pub workers: Workers,
     pub kernels: Kernels,
@@ -106,14 +106,12 @@ pub(crate) struct QuadrantOnGpus {
     pub trial: Trial,
 }
 
-/// What the tests make of a run: a wrong count, a smaller GPU.
+/// What the tests make of a run: a wrong count, counters of what the GPU did.
 #[cfg(test)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Trial {
     /// The dispatch (by its number among the run's) whose first count is made wrong.
     pub lie_at: Option<u64>,
-    /// The most bytes a buffer of the GPU may hold, in place of its own limit.
-    pub most_bytes: Option<u64>,
     /// Where the run's dispatches so far are written when a thread drops the GPUs.
     pub dropped_after: Option<&'static AtomicU64>,
     /// Where the most clashes the GPU added up for one sieve are kept.
@@ -140,7 +138,7 @@ impl Trial {
 
 /// What every thread of one execution shares.
 struct Shared<'a> {
-    gpus: &'a [Arc<Gpu>],
+    gpus: &'a [PairGpu],
     share: bool,
     /// Set once a GPU disagreed with a check: every thread counts on the CPU from then on.
     dropped: AtomicBool,
@@ -155,7 +153,7 @@ struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
-    fn new(gpus: &'a [Arc<Gpu>], share: bool, notes: &'a Mutex<Vec<String>>) -> Shared<'a> {
+    fn new(gpus: &'a [PairGpu], share: bool, notes: &'a Mutex<Vec<String>>) -> Shared<'a> {
         Shared {
             gpus,
             share,
@@ -184,7 +182,7 @@ struct Sent {
 /// counted again on the CPU, the GPU having been dropped).
 struct Feed<'a> {
     shared: &'a Shared<'a>,
-    gpu: &'a Gpu,
+    gpu: &'a PairGpu,
     batch: RefCell<PairBatch>,
     queue: RefCell<PairQueue<'a, Sent>>,
     next_ticket: Cell<u64>,
@@ -211,9 +209,7 @@ impl PairDevice for Feed<'_> {
         if shared.dropped.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let limit = self.gpu.buffer_limit();
-        #[cfg(test)]
-        let limit = shared.trial.most_bytes.unwrap_or(limit);
+        let limit = self.gpu.device.buffer_limit;
         let cells = work.signing.as_ref().and_then(|s| s.cells());
         let quarters = cells.map_or([0, 0], |c| c.quarters().bytes());
         if PairBatch::default().largest_with(work) > limit || quarters.iter().any(|&b| b > limit) {
@@ -255,7 +251,7 @@ impl PairDevice for Feed<'_> {
             let written = time(Stage::Upload, || {
                 self.queue.borrow_mut().write(&batch, work)
             });
-            written.map_err(|e| self.gpu.pair_failure(e))?;
+            written.map_err(|e| self.gpu.failure(e))?;
             time(Stage::Batch, || batch.push(work, ticket));
             batch.reckoned >= BATCH_LANES * PAIR_LANES
         };
@@ -268,12 +264,12 @@ impl PairDevice for Feed<'_> {
 
 impl<'a> Feed<'a> {
     fn new(shared: &'a Shared<'a>, gpu: usize) -> Feed<'a> {
-        let gpu = &*shared.gpus[gpu];
+        let gpu = &shared.gpus[gpu];
         Feed {
             shared,
             gpu,
             batch: RefCell::new(PairBatch::new(spot_every(BATCH_LANES * PAIR_LANES))),
-            queue: RefCell::new(gpu.pair_queue()),
+            queue: RefCell::new(gpu.queue()),
             next_ticket: Cell::new(0),
             counted: RefCell::default(),
             last_bytes: Cell::new([0, 0]),
@@ -309,7 +305,7 @@ impl<'a> Feed<'a> {
             .patterns
             .fetch_add((batch.len() - batch.joined_slots) as u64, Ordering::Relaxed);
         let sending = time(Stage::Send, || self.queue.borrow_mut().send(&batch, sent));
-        sending.map_err(|e| self.gpu.pair_failure(e))?;
+        sending.map_err(|e| self.gpu.failure(e))?;
         batch.clear();
         Ok(())
     }
@@ -324,12 +320,12 @@ impl<'a> Feed<'a> {
     fn receive_untimed(&self, wait: bool) -> Result<bool, Error> {
         let mut queue = self.queue.borrow_mut();
         let received = queue.receive(wait);
-        let received = received.map_err(|e| self.gpu.pair_failure(e.into()))?;
+        let received = received.map_err(|e| self.gpu.failure(e.into()))?;
         let Some((sent, sums)) = received else {
             return Ok(false);
         };
         self.received.set(true);
-        self.gpu.check()?;
+        self.gpu.device.check()?;
         #[cfg(test)]
         let sums = self.shared.trial.told(sent.dispatch, sums);
         let wrong = sent
@@ -406,7 +402,7 @@ impl<'a> Feed<'a> {
             }
             lock(self.shared.notes).push(format!(
                 "the GPU {} disagreed with a spot check ({what}): it was dropped, and the units of its batch and the rest were counted on the CPU",
-                self.gpu.identify()
+                self.gpu.device.identify()
             ));
         }
     }
@@ -547,7 +543,8 @@ impl Executor for QuadrantOnGpus {
     }
 
     fn facts(&self) -> Facts {
-        facts((self.kernels, &self.workers), &self.gpus, &self.notes)
+        let gpus = self.gpus.iter().map(|gpu| gpu.device.describe());
+        Facts::on_gpus((self.kernels, &self.workers), gpus, &self.notes)
     }
 }
 
@@ -560,8 +557,17 @@ mod tests {
     use crate::kernel::KernelChoice;
     use crate::memory::Budget;
     use crate::plan::Plan;
+    use std::sync::Arc;
 
-    use crate::gpu::gpus::test_gpus as gpus;
+    /// The pair count on the test machine's GPUs, or `None`.
+    fn gpus() -> Option<Vec<PairGpu>> {
+        Some(
+            crate::gpu::testing::gpus()?
+                .iter()
+                .map(PairGpu::on)
+                .collect(),
+        )
+    }
 
     fn workers() -> Workers {
         Workers::new(2, false).unwrap()
@@ -570,13 +576,14 @@ mod tests {
     /// The test GPU as a discrete one works (lavapipe binds what the host maps and is sent
     /// tables): opened without mapped primary buffers, its batches go through copies and
     /// it makes the tables from the dense words it is sent.
-    fn copying_gpus() -> Option<[Arc<Gpu>; 1]> {
-        let gpu = crate::gpu::gpus::test_gpu_without(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)?;
-        assert_eq!(gpu.pair_queue::<()>().takes(), Made::Words);
-        Some([Arc::new(gpu)])
+    fn copying_gpus() -> Option<[PairGpu; 1]> {
+        let gpu = crate::gpu::testing::gpu_without(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)?;
+        let gpu = PairGpu::on(&gpu);
+        assert_eq!(gpu.queue::<()>().takes(), Made::Words);
+        Some([gpu])
     }
 
-    fn on_gpus(gpus: &[Arc<Gpu>], plan: &Plan, trial: Trial) -> QuadrantOnGpus {
+    fn on_gpus(gpus: &[PairGpu], plan: &Plan, trial: Trial) -> QuadrantOnGpus {
         QuadrantOnGpus {
             gpus: gpus.to_vec(),
             share: false,
@@ -714,7 +721,7 @@ mod tests {
     }
 
     /// The GPU's counts of three random units of each N = 19..23 are the CPU's.
-    fn random_units_of_19_to_23_agree(gpus: &[Arc<Gpu>]) {
+    fn random_units_of_19_to_23_agree(gpus: &[PairGpu]) {
         let mut next = crate::kernel::xorshift(0x2545_F491_4F6C_DD1D);
         for n in 19..=23 {
             let plan = Plan::new(n, EngineChoice::Quadrant, None, None).unwrap();
@@ -728,7 +735,7 @@ mod tests {
             }
             // a few units: their tables a row set at a time, as a shard's, but where a GPU
             // over a bus joins halves from them whole (N = 19 and 20's take 48 and 129 MiB)
-            let joins = n <= 20 && gpus.iter().all(|gpu| gpu.joins_halves());
+            let joins = n <= 20 && gpus.iter().all(|gpu| !gpu.device.shares_memory);
             if joins {
                 layout.keep_tables_whole_for_devices();
             }
@@ -812,11 +819,8 @@ mod tests {
         // a GPU that binds nothing counts nothing; one that binds 8 KiB takes the smaller
         // sieves only
         for (most_bytes, some_on_gpu) in [(1, false), (8 << 10, true)] {
-            let trial = Trial {
-                most_bytes: Some(most_bytes),
-                ..Trial::default()
-            };
-            let gpu = on_gpus(&gpus, &plan, trial);
+            let smaller = Arc::new(gpus[0].device.limited_to(most_bytes));
+            let gpu = on_gpus(&[PairGpu::on(&smaller)], &plan, Trial::default());
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert_eq!(on_gpu, cpu, "{most_bytes} bytes");
             let given_up = executed.gpu_items_given_up;

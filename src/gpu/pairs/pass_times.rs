@@ -100,15 +100,16 @@ impl PassTimes {
 mod tests {
     use super::*;
     use crate::gpu::device::kernel::{whole, Kernel};
-    use crate::gpu::gpus::test_gpus;
     use std::sync::mpsc;
 
     /// Two passes timed on the test GPU (where it writes timestamps) come back as run, each
     /// ending no earlier than it began, and the slot's next batch is timed from the start.
     #[test]
     fn a_batchs_passes_come_back_timed_in_the_order_run() {
-        let Some(gpus) = test_gpus() else { return };
-        let adapter = crate::gpu::device::listed_adapter(gpus[0].info());
+        let Some(gpus) = crate::gpu::testing::gpus() else {
+            return;
+        };
+        let adapter = crate::gpu::device::listed_adapter(&gpus[0].info);
         let timestamps = wgpu::Features::TIMESTAMP_QUERY;
         if !adapter.features().contains(timestamps) {
             return;

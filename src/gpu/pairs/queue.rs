@@ -33,7 +33,7 @@ use crate::gpu::pairs::kernels::Kernels;
 use crate::gpu::pairs::pass_times::PassTimes;
 use crate::gpu::pairs::quarters::{held, Held, Holding};
 use crate::gpu::pairs::wire::PairParams;
-use crate::quadrant::{Made, PairWork, NARROW_WORDS, RAW_WORDS};
+use crate::quadrant::{Made, PairWork, Upload, NARROW_WORDS, RAW_WORDS};
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
 use wgpu::BufferUsages as Use;
@@ -655,7 +655,10 @@ impl<'a, T> PairQueue<'a, T> {
         let at = batch.upload_bytes;
         let range = slot.upload.host.slice(at..at + work.upload_bytes());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
-        view.copy_from_slice(&work.upload());
+        view.copy_from_slice(&match work.upload() {
+            Upload::Entries(entries) => le_bytes(entries),
+            Upload::Words(words) => le_bytes(words),
+        });
         if let Some(cells) = work.signing.as_ref().and_then(|s| s.cells()) {
             // nothing of the other side but its cells, sent with the word lists
             let device = (&self.device.on.device, &self.device.on.queue);

@@ -8,8 +8,9 @@ use crate::error::Error;
 use crate::gpu::device::kernel::{whole, Kernel};
 use crate::gpu::device::wire::words;
 use crate::gpu::device::{Device, MOST_WORKGROUPS, WORKGROUP};
+use crate::gpu::opened::PerDevice;
 use crate::plan::Rows;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
 /// The node count at which the kernel gives an item up to the CPU: past it a 32-bit count
 /// could wrap before the kernel looks again (`params.limit` in the shader).
@@ -72,35 +73,94 @@ fn shader(kind: Kind, rows: usize) -> String {
 }
 
 /// The row search's two kernels on one device, plain and tie-frame, by [`Kind`].
-pub(crate) struct RowKernels {
+struct RowKernels {
     kernels: [Kernel; 2],
     /// The most rows each kernel's items may have (its workgroup memory is sized for them).
     rows: [usize; 2],
 }
 
-impl RowKernels {
-    /// The kernels compiled for `device`.
-    pub fn new(device: &Device) -> RowKernels {
-        let rows = [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, device.workgroup_bytes));
-        let kernel =
-            |kind: Kind| Kernel::new(&device.device, "count", &shader(kind, rows[kind as usize]));
-        RowKernels {
-            kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
-            rows,
+/// Each device's row kernels, compiled once a process.
+static KERNELS: PerDevice<RowKernels> = PerDevice::new();
+
+/// The row search on one device: its kernels, and dispatches of items.
+#[derive(Clone)]
+pub(crate) struct RowGpu {
+    pub device: Arc<Device>,
+    kernels: Arc<RowKernels>,
+}
+
+impl RowGpu {
+    /// The row search on `device`, its kernels compiled the first time.
+    pub fn on(device: &Arc<Device>) -> RowGpu {
+        let kernels = KERNELS.on(device, |device| {
+            let rows =
+                [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, device.workgroup_bytes));
+            let kernel = |kind: Kind| {
+                Kernel::new(&device.device, "count", &shader(kind, rows[kind as usize]))
+            };
+            RowKernels {
+                kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
+                rows,
+            }
+        });
+        RowGpu {
+            device: device.clone(),
+            kernels,
         }
     }
 
     /// The most rows an item of `kind` may leave the kernel.
     pub fn item_rows(&self, kind: Kind) -> usize {
-        self.rows[kind as usize]
+        self.kernels.rows[kind as usize]
     }
 
-    /// `batch` counted on `device` (see [`Gpu::launch`](crate::gpu::gpus::Gpu::launch)) on the
-    /// workgroups `workgroups` gives for a kind's items (fewer than
-    /// the items need: each invocation counts several in turn).
+    /// The invocations a dispatch runs at most: the lanes a dispatch of fewer items leaves
+    /// idle (a pair count's: [`PAIR_LANES`](crate::gpu::pairs::queue::PAIR_LANES)).
+    pub fn lanes(&self) -> usize {
+        self.most_workgroups() * WORKGROUP
+    }
+
+    /// Enough persistent invocations to fill a GPU (about a thousand a multiprocessor with
+    /// this kernel's workgroup memory), a few per thread on a CPU-emulated one.
+    fn most_workgroups(&self) -> usize {
+        if self.device.is_software() {
+            64
+        } else {
+            MOST_WORKGROUPS
+        }
+    }
+
+    /// The frames of `plan` uploaded (what every item's kernel reads its row masks from).
+    pub fn frames(&self, plan: &Rows) -> Result<wgpu::Buffer, Error> {
+        let frames: Vec<Frame> = (plan.frames().iter())
+            .map(|frame| Frame {
+                allowed: frame.masks.allowed.map(|m| m as u32),
+                must_row: frame.masks.must_row as u32,
+                must: frame.masks.must as u32,
+            })
+            .collect();
+        (self.device).buffer("frames", words(&frames), wgpu::BufferUsages::STORAGE)
+    }
+
+    /// Starts counting `batch` (items of each kind) of a plan whose frames are `frames`,
+    /// giving up items whose node count reaches `drop_at` (at most [`DROPPED`]);
+    /// [`Flight::wait`] gives the counts.
+    pub fn launch(
+        &self,
+        n: usize,
+        frames: &wgpu::Buffer,
+        batch: [&[Item]; 2],
+        drop_at: u32,
+    ) -> Result<Flight, Error> {
+        let most = self.most_workgroups();
+        let workgroups = |items: usize| items.div_ceil(WORKGROUP).clamp(1, most) as u32;
+        self.launch_with(n, frames, batch, drop_at, workgroups)
+    }
+
+    /// [`RowGpu::launch`] on the workgroups `workgroups` gives for a kind's items (fewer
+    /// than the items need: each invocation counts several in turn).
     pub fn launch_with(
         &self,
-        device: &Device,
         n: usize,
         frames: &wgpu::Buffer,
         batch: [&[Item]; 2],
@@ -108,6 +168,7 @@ impl RowKernels {
         workgroups: impl Fn(usize) -> u32,
     ) -> Result<Flight, Error> {
         debug_assert!(drop_at <= DROPPED);
+        let device = &*self.device;
         let mut encoder = (device.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("count"),
         });
@@ -155,7 +216,7 @@ impl RowKernels {
                 )?),
                 Kind::Plain => None,
             };
-            let kernel = &self.kernels[kind as usize];
+            let kernel = &self.kernels.kernels[kind as usize];
             let bound = [
                 ("params", whole(&params)),
                 ("frames", whole(frames)),
@@ -195,40 +256,6 @@ impl RowKernels {
             drop_at,
         })
     }
-}
-
-/// The workgroups a dispatch of `items` runs on `device`: enough persistent invocations to
-/// fill a GPU (about a thousand a multiprocessor with this kernel's workgroup memory), a
-/// few per thread on a CPU-emulated one.
-pub(crate) fn workgroups(device: &Device, items: usize) -> u32 {
-    items.div_ceil(WORKGROUP).clamp(1, most_workgroups(device)) as u32
-}
-
-fn most_workgroups(device: &Device) -> usize {
-    if device.is_software() {
-        64
-    } else {
-        MOST_WORKGROUPS
-    }
-}
-
-/// The invocations a row search's dispatch runs at most on `device`: the lanes a dispatch
-/// of fewer items leaves idle.
-pub(crate) fn lanes(device: &Device) -> usize {
-    most_workgroups(device) * WORKGROUP
-}
-
-/// The frames of `plan` uploaded to `device` (what every item's kernel reads its row masks
-/// from).
-pub(crate) fn frames(device: &Device, plan: &Rows) -> Result<wgpu::Buffer, Error> {
-    let frames: Vec<Frame> = (plan.frames().iter())
-        .map(|frame| Frame {
-            allowed: frame.masks.allowed.map(|m| m as u32),
-            must_row: frame.masks.must_row as u32,
-            must: frame.masks.must as u32,
-        })
-        .collect();
-    device.buffer("frames", words(&frames), wgpu::BufferUsages::STORAGE)
 }
 
 /// A dispatch on its way: its results, once the GPU has them.

@@ -5,8 +5,7 @@
 use crate::error::Error;
 use crate::execute::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-use crate::gpu::gpus::{facts, Gpu};
-use crate::gpu::rows::dispatch::Flight;
+use crate::gpu::rows::dispatch::{Flight, RowGpu};
 use crate::gpu::rows::items::ItemCount;
 use crate::gpu::rows::items::{as_raw, kind_of, Cut, Item, Kind};
 use crate::gpu::rows::ledger::Ledger;
@@ -15,7 +14,7 @@ use crate::plan::{Plan, Rows};
 use crate::subtask::{Kernels, Raw};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How many items a dispatch holds. Later dispatches double while they take under [`FAST`]
@@ -60,7 +59,7 @@ const SPOT_EVERY: u64 = 4096;
 
 /// GPUs and CPU worker threads.
 pub(crate) struct WithGpu {
-    pub gpus: Vec<Arc<Gpu>>,
+    pub gpus: Vec<RowGpu>,
     /// Whether the CPU threads also take the GPUs' subtasks (from the back of the list).
     pub share: bool,
     pub workers: Workers,
@@ -196,7 +195,8 @@ impl Executor for WithGpu {
     }
 
     fn facts(&self) -> Facts {
-        facts((self.kernels, &self.workers), &self.gpus, &self.dropped)
+        let gpus = self.gpus.iter().map(|gpu| gpu.device.describe());
+        Facts::on_gpus((self.kernels, &self.workers), gpus, &self.dropped)
     }
 }
 
@@ -258,7 +258,7 @@ impl WithGpu {
 /// every subtask it holds or counted since the last passing check is counted on the CPU,
 /// and the feeder thread goes on counting the list's subtasks on the CPU.
 struct Feeder<'a> {
-    gpu: &'a Gpu,
+    gpu: &'a RowGpu,
     plan: &'a Plan,
     rows: &'a Rows,
     accel: &'a [usize],
@@ -298,7 +298,7 @@ impl<'a> Feeder<'a> {
         let mut fed = Fed::default();
         let mut ledger = Ledger::default();
         let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
-        let (mut target, fewest) = dispatch_sizes(self.gpu.is_software(), self.gpu.lanes());
+        let (mut target, fewest) = dispatch_sizes(self.gpu.device.is_software(), self.gpu.lanes());
         let mut in_flight: Option<(Flight, Batch, Instant)> = None;
         let mut last_back = Instant::now();
         // subtasks counted and not yet vouched for by a passing spot check
@@ -320,7 +320,7 @@ impl<'a> Feeder<'a> {
                 }
             };
             if let Some((flight, batch, launched)) = in_flight.take() {
-                let counts = self.gpu.wait(flight)?;
+                let counts = flight.wait(&self.gpu.device)?;
                 let now = Instant::now();
                 // the GPU worked on it from its launch or the previous one's end, if later
                 let took = now - launched.max(last_back);
@@ -337,7 +337,7 @@ impl<'a> Feeder<'a> {
                 ) {
                     if let Some((flight, _, _)) = next {
                         // its counts are not used: waited for only to leave the device idle
-                        let _ = self.gpu.wait(flight);
+                        let _ = flight.wait(&self.gpu.device);
                     }
                     return self.drop_gpu(wrong, &ledger, held, fed);
                 }
@@ -379,7 +379,7 @@ impl<'a> Feeder<'a> {
             .collect();
         fed.dropped = Some(format!(
             "the GPU {} disagreed with the CPU on its item {item} counted again (solutions {}, nodes {} against {}, {}): it was dropped, and the {} subtasks it held or counted since its last passing check were counted on the CPU",
-            self.gpu.identify(),
+            self.gpu.device.identify(),
             gpu.solutions,
             gpu.nodes,
             cpu.solutions,
@@ -529,7 +529,15 @@ mod tests {
     use crate::found::Found;
     use crate::plan::Plan;
 
-    use crate::gpu::gpus::test_gpus as gpus;
+    /// The row search on the test machine's GPUs, or `None`.
+    fn gpus() -> Option<Vec<RowGpu>> {
+        Some(
+            crate::gpu::testing::gpus()?
+                .iter()
+                .map(RowGpu::on)
+                .collect(),
+        )
+    }
 
     /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
     fn count_all(executor: &dyn Executor, plan: &Plan, unique: bool) -> (Vec<Found>, Executed) {
@@ -599,7 +607,7 @@ mod tests {
         // whole, so an earlier lie keeps nothing); on a GPU of many lanes the first holds
         // the whole plan
         let first = (gpus.iter())
-            .map(|gpu| dispatch_sizes(gpu.is_software(), gpu.lanes()).0)
+            .map(|gpu| dispatch_sizes(gpu.device.is_software(), gpu.lanes()).0)
             .max()
             .unwrap_or(0) as u64;
         for lie_at in [0, first.next_multiple_of(SPOT_EVERY)] {

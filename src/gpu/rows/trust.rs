@@ -1,26 +1,51 @@
 //! A GPU earns trust before it counts: when its device opens, it counts the items of a
 //! small board whose answer the CPU knows, each invocation taking several items in turn
 //! (the persistent loop a miscounting driver gets wrong), and every item's count is held
-//! against the CPU's ([`Gpu`](crate::gpu::gpus::Gpu) runs it). Debian 12's own lavapipe (Mesa 22.3)
-//! gave `count 15 --device gpu` 2259548, 2261900 and 2155368 for 2279184.
+//! against the CPU's ([`known_answer`], which [`crate::gpu::open`] runs). Debian 12's own
+//! lavapipe (Mesa 22.3) gave `count 15 --device gpu` 2259548, 2261900 and 2155368 for
+//! 2279184.
 
+use super::dispatch::{RowGpu, DROPPED};
 use super::items::{as_raw, kind_of, Cut, Item, ItemCount, Kind};
 use crate::engine::EngineChoice;
 use crate::error::Error;
+use crate::gpu::device::{Device, WORKGROUP};
 use crate::kernel::Chosen;
 use crate::plan::Plan;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// The board of the check: its d4 plan cuts into about 16,000 items (73,712 solutions,
 /// about a million nodes), a few milliseconds for the CPU to count again.
-pub(crate) const CHECK_N: usize = 13;
+const CHECK_N: usize = 13;
 
 /// Items each invocation of the check counts in turn.
-pub(crate) const ITEMS_PER_INVOCATION: usize = 8;
+const ITEMS_PER_INVOCATION: usize = 8;
+
+/// The known-answer check: the check's items counted on `device`, each invocation taking
+/// several in turn, and by the CPU; an error naming the adapter and its driver where any
+/// item's count differs.
+pub(crate) fn known_answer(device: &Arc<Device>) -> Result<(), Error> {
+    let gpu = RowGpu::on(device);
+    let (plan, batch) = items(|kind| gpu.item_rows(kind))?;
+    let frames = gpu.frames(plan.rows().expect("a row plan"))?;
+    let per_workgroup = WORKGROUP * ITEMS_PER_INVOCATION;
+    let few = |items: usize| items.div_ceil(per_workgroup).max(1) as u32;
+    let items = [&batch[0][..], &batch[1][..]];
+    let flight = gpu.launch_with(plan.n(), &frames, items, DROPPED, few)?;
+    let counts = flight.wait(device)?;
+    match differing(&plan, &batch, &counts) {
+        (0, _) => Ok(()),
+        (differ, items) => Err(Error::Failed(format!(
+            "the GPU {} miscounted a known answer: {differ} of {items} items of N = {CHECK_N} differ from the CPU's count; it is not used",
+            device.identify(),
+        ))),
+    }
+}
 
 /// The check's plan and its items of each kind, cut for a device whose items of a kind
 /// leave at most `item_rows(kind)` rows.
-pub(crate) fn items(item_rows: impl Fn(Kind) -> usize) -> Result<(Plan, [Vec<Item>; 2]), Error> {
+fn items(item_rows: impl Fn(Kind) -> usize) -> Result<(Plan, [Vec<Item>; 2]), Error> {
     let plan = Plan::new(CHECK_N, EngineChoice::D4, None, None)?;
     let rows = plan.rows().expect("a row plan");
     let mut batch: [Vec<Item>; 2] = [Vec::new(), Vec::new()];
@@ -38,11 +63,7 @@ pub(crate) fn items(item_rows: impl Fn(Kind) -> usize) -> Result<(Plan, [Vec<Ite
 
 /// How many of the items of `batch` (of `plan`) the device's `counts` give otherwise than
 /// the CPU, and of how many.
-pub(crate) fn differing(
-    plan: &Plan,
-    batch: &[Vec<Item>; 2],
-    counts: &[Vec<ItemCount>; 2],
-) -> (usize, usize) {
+fn differing(plan: &Plan, batch: &[Vec<Item>; 2], counts: &[Vec<ItemCount>; 2]) -> (usize, usize) {
     let rows = plan.rows().expect("a row plan");
     let never = AtomicBool::new(false);
     let (mut differ, mut items) = (0, 0);

@@ -48,7 +48,7 @@ pub use offload::{Counted, OtherSide, PairDevice};
 #[cfg(any(feature = "gpu", test))]
 pub use offload::PairWork;
 #[cfg(feature = "gpu")]
-pub use offload::{BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
+pub use offload::{Upload, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
 #[cfg(feature = "gpu")]
 pub use offload::{RAW_WORDS, SIGN_WORDS};
 

@@ -67,6 +67,13 @@ enum StoredSide<'a> {
     },
 }
 
+/// What a device is sent of a sieve's stored blocks: its tables' entries, or its words.
+#[cfg(feature = "gpu")]
+pub enum Upload<'a> {
+    Entries(&'a [u64]),
+    Words(&'a [u32]),
+}
+
 /// What a device counts: the clashes of every pattern of the other side with the stored
 /// blocks its signature reaches. The disjoint pairs are `visited` less the clashes.
 pub struct PairWork<'a> {
@@ -248,14 +255,12 @@ impl PairWork<'_> {
         }
     }
 
-    /// What the device is sent of the stored blocks ([`PairWork::upload_bytes`]), as it
-    /// reads them (little-endian).
+    /// What the device is sent of the stored blocks ([`PairWork::upload_bytes`]).
     #[cfg(feature = "gpu")]
-    pub fn upload(&self) -> Cow<'_, [u8]> {
-        use crate::gpu::device::upload::le_bytes;
+    pub fn upload(&self) -> Upload<'_> {
         match self.stored {
-            StoredSide::Tables(data) => le_bytes(bytemuck::cast_slice::<_, u64>(data)),
-            StoredSide::Words { words, .. } => le_bytes(words),
+            StoredSide::Tables(data) => Upload::Entries(bytemuck::cast_slice(data)),
+            StoredSide::Words { words, .. } => Upload::Words(words),
         }
     }
 

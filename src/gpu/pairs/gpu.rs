@@ -1,0 +1,111 @@
+//! The pair count on one device: what the device keeps for it once a process (the kernels,
+//! their known-answer verdict, the quarter tables it holds) and each thread's queue of
+//! batches on it.
+
+use crate::error::Error;
+use crate::gpu::device::{Device, WORKGROUP};
+use crate::gpu::opened::PerDevice;
+use crate::gpu::pairs::kernels::{kernels, Kernels};
+use crate::gpu::pairs::quarters::Holding;
+use crate::gpu::pairs::queue::{self, PairFailure, PairQueue};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What a device keeps for the pair count.
+struct Kept {
+    /// None where its shaders have no 64-bit integers, which the tables are read in.
+    kernels: Option<Kernels>,
+    /// What the known-answer check found ([`PairGpu::trust`]).
+    trusted: OnceLock<Result<(), String>>,
+    quarters: Holding,
+}
+
+static KEPT: PerDevice<Kept> = PerDevice::new();
+
+/// The pair count on one device.
+#[derive(Clone)]
+pub(crate) struct PairGpu {
+    pub device: Arc<Device>,
+    kept: Arc<Kept>,
+}
+
+impl PairGpu {
+    /// The pair count on `device`, its kernels compiled the first time.
+    pub fn on(device: &Arc<Device>) -> PairGpu {
+        let kept = KEPT.on(device, |device| Kept {
+            kernels: (device.int64).then(|| kernels(&device.device, WORKGROUP)),
+            trusted: OnceLock::new(),
+            quarters: Mutex::default(),
+        });
+        PairGpu {
+            device: device.clone(),
+            kept,
+        }
+    }
+
+    /// Runs `check`, the pair kernel's known-answer check, once per process and device;
+    /// its verdict, then and later: an error naming the adapter and its driver where it
+    /// found a difference, or where the adapter cannot run the pair kernel at all.
+    /// A check that could not run (no room for its buffers) is no verdict: its error is
+    /// given, and the check runs again next time.
+    pub fn trust(
+        &self,
+        check: impl FnOnce() -> Result<Result<(), String>, Error>,
+    ) -> Result<(), Error> {
+        let gpu = self.device.identify();
+        if self.kept.kernels.is_none() {
+            return Err(Error::Failed(format!(
+                "the GPU {gpu} cannot count the quadrant engine's pairs: its driver offers no 64-bit integers in shaders (SHADER_INT64)"
+            )));
+        }
+        let verdict = match self.kept.trusted.get() {
+            Some(verdict) => verdict,
+            None => {
+                let verdict = check()?;
+                self.kept.trusted.get_or_init(|| verdict)
+            }
+        };
+        verdict.clone().map_err(|why| {
+            Error::Failed(format!(
+                "the GPU {gpu} miscounted a known answer: {why}; it is not used"
+            ))
+        })
+    }
+
+    /// A queue of pair-count batches on this device ([`PairQueue`]) for one thread: each
+    /// comes back with its `T`. Only for a device [`PairGpu::trust`] trusted.
+    pub fn queue<T>(&self) -> PairQueue<'_, T> {
+        PairQueue::new(queue::Device {
+            on: &self.device,
+            kernels: (self.kept.kernels.as_ref()).expect("a trusted device has the kernels"),
+            quarters: &self.kept.quarters,
+        })
+    }
+
+    /// `e`, a failure of this device's pair count: a buffer's refusal as it is, else the
+    /// first error the device reported, or `e` in the device's words.
+    pub fn failure(&self, e: PairFailure) -> Error {
+        match e {
+            PairFailure::Room(refused) => refused,
+            PairFailure::Device(e) => {
+                (self.device.check().err()).unwrap_or_else(|| self.device.failed(&e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adapter_without_64_bit_integers_refuses_the_pairs_and_still_counts_items() {
+        let Some(device) = crate::gpu::testing::gpu_without(wgpu::Features::SHADER_INT64) else {
+            return;
+        };
+        let refusal = PairGpu::on(&device).trust(|| unreachable!("no check without the kernel"));
+        let refusal = refusal.expect_err("refused").to_string();
+        assert!(refusal.contains("SHADER_INT64"), "{refusal}");
+        // the row search needs no 64-bit integers: the device keeps its known-answer check
+        crate::gpu::rows::trust::known_answer(&device).expect("the row search counts right");
+    }
+}
