@@ -6,12 +6,17 @@ use crate::error::Error;
 use crate::execute::{cpu, Executor};
 #[cfg(feature = "gpu")]
 use crate::gpu::{
-    pairs::executor as pairs, pairs::gpu::PairGpu, rows::dispatch::RowGpu, rows::executor as rows,
+    pairs::executor as pairs,
+    pairs::gpu::{PairCounter, PairGpu},
+    rows::dispatch::{RowCounter, RowGpu},
+    rows::executor as rows,
 };
 use crate::parallel::Workers;
 use crate::plan::Plan;
 use crate::resolved::Resolved;
 use std::sync::atomic::AtomicBool;
+#[cfg(feature = "gpu")]
+use std::sync::Arc;
 
 /// Opens the executor `resolved` name for `plan`, to count `subtasks` subtasks: CPU threads
 /// with the chosen kernel (never more workers than subtasks: an idle worker still costs;
@@ -47,18 +52,17 @@ pub(crate) fn open(
             .ok_or(Error::Interrupted)?;
         #[cfg(feature = "gpu")]
         if let Devices::Gpus { gpus, share } = &resolved.devices {
-            let gpus: Vec<PairGpu> = gpus.iter().map(PairGpu::on).collect();
-            for gpu in &gpus {
-                gpu.trust(|| pairs::check_pairs(gpu, kernels.pairs))?;
+            let mut counters: Vec<Arc<dyn PairCounter>> = Vec::new();
+            for gpu in gpus.iter().map(PairGpu::on) {
+                gpu.trust(|| pairs::check_pairs(&gpu, kernels.pairs))?;
+                counters.push(Arc::new(gpu));
             }
             return Ok(Box::new(pairs::QuadrantOnGpus {
-                gpus,
+                gpus: counters,
                 share: *share,
                 workers,
                 kernels,
                 notes: Default::default(),
-                #[cfg(test)]
-                trial: Default::default(),
             }));
         }
         // a unit's pair count takes the threads past its subtasks, up to a thread a core
@@ -73,14 +77,14 @@ pub(crate) fn open(
         Devices::Cpu => Ok(Box::new(cpu::Cpu::new(workers, kernels))),
         #[cfg(feature = "gpu")]
         Devices::Gpus { gpus, share } => Ok(Box::new(rows::WithGpu {
-            gpus: gpus.iter().map(RowGpu::on).collect(),
+            gpus: (gpus.iter())
+                .map(|gpu| Arc::new(RowGpu::on(gpu)) as Arc<dyn RowCounter>)
+                .collect(),
             share: *share,
             workers,
             kernels,
             drop_at: crate::gpu::rows::dispatch::DROPPED,
             dropped: Default::default(),
-            #[cfg(test)]
-            lie_at: None,
         })),
     }
 }

@@ -25,10 +25,8 @@
 use crate::error::Error;
 use crate::execute::contract::{Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-#[cfg(test)]
-use crate::gpu::pairs::batch::Sums;
 use crate::gpu::pairs::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
-use crate::gpu::pairs::gpu::PairGpu;
+use crate::gpu::pairs::gpu::{PairCounter, PairGpu};
 use crate::gpu::pairs::queue::{PairQueue, PAIR_LANES};
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
@@ -37,7 +35,7 @@ use crate::subtask::Kernels;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Patterns a batch holds per lane of a pair count's dispatch before it is sent (lanes:
 /// the invocations the dispatch runs at most, [`PAIR_LANES`], 262,144 on every adapter).
@@ -61,7 +59,7 @@ pub(crate) fn check_pairs(gpu: &PairGpu, pairs: PairKernel) -> Result<Result<(),
     let layout = Layout::new(CHECK_N);
     let never = AtomicBool::new(false);
     let notes = Mutex::default();
-    let gpus = [gpu.clone()];
+    let gpus: [Arc<dyn PairCounter>; 1] = [Arc::new(gpu.clone())];
     let shared = Shared::new(&gpus, false, &notes);
     let feed = Feed::new(&shared, 0);
     let mut on_gpu = vec![Found::default(); layout.len()];
@@ -96,49 +94,17 @@ type Units<'a> = (&'a Layout, &'a [usize], PairKernel);
 
 /// GPUs, and the CPU threads that feed them (and, with `share`, count beside them).
 pub(crate) struct QuadrantOnGpus {
-    pub gpus: Vec<PairGpu>,
+    pub gpus: Vec<Arc<dyn PairCounter>>,
     pub share: bool,
     pub workers: Workers,
     pub kernels: Kernels,
     /// What the executions said: GPUs dropped, sieves too large for them.
     pub notes: Mutex<Vec<String>>,
-    #[cfg(test)]
-    pub trial: Trial,
-}
-
-/// What the tests make of a run: a wrong count, counters of what the GPU did.
-#[cfg(test)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Trial {
-    /// The dispatch (by its number among the run's) whose first count is made wrong.
-    pub lie_at: Option<u64>,
-    /// Where the run's dispatches so far are written when a thread drops the GPUs.
-    pub dropped_after: Option<&'static AtomicU64>,
-    /// Where the most clashes the GPU added up for one sieve are kept.
-    pub most_clashes: Option<&'static AtomicU64>,
-    /// Where the sieves whose other side the GPU signed are counted, and those whose
-    /// other side it joined.
-    pub signed: Option<&'static AtomicU64>,
-    pub joined: Option<&'static AtomicU64>,
-    /// Whether every sieve's words are sent wide (else narrow where they fit, as on every
-    /// board a test counts).
-    pub wide_words: bool,
-}
-
-#[cfg(test)]
-impl Trial {
-    /// `sums`, the GPU's for dispatch `dispatch`, with the lie told where it is asked for.
-    fn told<'c>(&self, dispatch: u64, mut sums: Sums<'c>) -> Sums<'c> {
-        if self.lie_at == Some(dispatch) {
-            sums.tell_wrong();
-        }
-        sums
-    }
 }
 
 /// What every thread of one execution shares.
 struct Shared<'a> {
-    gpus: &'a [PairGpu],
+    gpus: &'a [Arc<dyn PairCounter>],
     share: bool,
     /// Set once a GPU disagreed with a check: every thread counts on the CPU from then on.
     dropped: AtomicBool,
@@ -148,12 +114,14 @@ struct Shared<'a> {
     /// Sieves counted on the CPU because a GPU could not hold them.
     too_large: AtomicU64,
     notes: &'a Mutex<Vec<String>>,
-    #[cfg(test)]
-    trial: Trial,
 }
 
 impl<'a> Shared<'a> {
-    fn new(gpus: &'a [PairGpu], share: bool, notes: &'a Mutex<Vec<String>>) -> Shared<'a> {
+    fn new(
+        gpus: &'a [Arc<dyn PairCounter>],
+        share: bool,
+        notes: &'a Mutex<Vec<String>>,
+    ) -> Shared<'a> {
         Shared {
             gpus,
             share,
@@ -162,16 +130,12 @@ impl<'a> Shared<'a> {
             patterns: AtomicU64::new(0),
             too_large: AtomicU64::new(0),
             notes,
-            #[cfg(test)]
-            trial: Trial::default(),
         }
     }
 }
 
 /// A batch sent: its number among the run's dispatches, its sieves and its spot checks.
 struct Sent {
-    /// (what the tests' made-up wrong count is placed by)
-    #[cfg_attr(not(test), allow(dead_code))]
     dispatch: u64,
     sieves: Vec<Sieved>,
     checks: Vec<(Spot, u32)>,
@@ -182,6 +146,7 @@ struct Sent {
 /// counted again on the CPU, the GPU having been dropped).
 struct Feed<'a> {
     shared: &'a Shared<'a>,
+    device: &'a dyn PairCounter,
     gpu: &'a PairGpu,
     batch: RefCell<PairBatch>,
     queue: RefCell<PairQueue<'a, Sent>>,
@@ -201,7 +166,7 @@ impl PairDevice for Feed<'_> {
 
     #[cfg(test)]
     fn takes_narrow_words(&self) -> bool {
-        !self.shared.trial.wide_words
+        self.device.narrow_words()
     }
 
     fn take(&self, work: &PairWork) -> Result<Option<u64>, Error> {
@@ -264,9 +229,11 @@ impl PairDevice for Feed<'_> {
 
 impl<'a> Feed<'a> {
     fn new(shared: &'a Shared<'a>, gpu: usize) -> Feed<'a> {
-        let gpu = &shared.gpus[gpu];
+        let device = &*shared.gpus[gpu];
+        let gpu = device.pair_gpu();
         Feed {
             shared,
+            device,
             gpu,
             batch: RefCell::new(PairBatch::new(spot_every(BATCH_LANES * PAIR_LANES))),
             queue: RefCell::new(gpu.queue()),
@@ -325,9 +292,7 @@ impl<'a> Feed<'a> {
             return Ok(false);
         };
         self.received.set(true);
-        self.gpu.device.check()?;
-        #[cfg(test)]
-        let sums = self.shared.trial.told(sent.dispatch, sums);
+        let sums = self.device.sums(sent.dispatch, &sent.sieves, sums)?;
         let wrong = sent
             .checks
             .iter()
@@ -339,18 +304,6 @@ impl<'a> Feed<'a> {
         let mut counted = self.counted.borrow_mut();
         for (k, sieve) in sent.sieves.iter().enumerate() {
             let sum = sums.sum(k);
-            #[cfg(test)]
-            if let Some(most) = self.shared.trial.most_clashes {
-                most.fetch_max(sum, Ordering::Relaxed);
-            }
-            #[cfg(test)]
-            if let (Some(signed), Visited::Gpu(_)) = (self.shared.trial.signed, sieve.visited) {
-                signed.fetch_add(1, Ordering::Relaxed);
-            }
-            #[cfg(test)]
-            if let (Some(joined), true) = (self.shared.trial.joined, sieve.joins) {
-                joined.fetch_add(1, Ordering::Relaxed);
-            }
             let visited = match sieve.visited {
                 Visited::Host(visited) => visited,
                 Visited::Gpu(_) => sums.visited(k),
@@ -393,15 +346,9 @@ impl<'a> Feed<'a> {
     /// Drops the GPUs after this thread's counted `what` wrong.
     fn drop_gpus(&self, what: &str) {
         if !self.shared.dropped.swap(true, Ordering::Relaxed) {
-            #[cfg(test)]
-            if let Some(after) = self.shared.trial.dropped_after {
-                after.store(
-                    self.shared.dispatches.load(Ordering::Relaxed),
-                    Ordering::Relaxed,
-                );
-            }
+            let sent = self.shared.dispatches.load(Ordering::Relaxed);
             lock(self.shared.notes).push(format!(
-                "the GPU {} disagreed with a spot check ({what}): it was dropped, and the units of its batch and the rest were counted on the CPU",
+                "the GPU {} disagreed with a spot check ({what}): it was dropped with {sent} batches sent, and the units of its batch and the rest were counted on the CPU",
                 self.gpu.device.identify()
             ));
         }
@@ -499,13 +446,7 @@ impl<'a> Feed<'a> {
 impl Executor for QuadrantOnGpus {
     fn execute(&self, job: Job) -> Result<Executed, Error> {
         let layout = job.plan.quadrant_layout().expect("a quadrant plan");
-        #[cfg_attr(not(test), allow(unused_mut))]
-        let mut shared = Shared::new(&self.gpus, self.share, &self.notes);
-        #[cfg(test)]
-        {
-            shared.trial = self.trial;
-        }
-        let shared = shared;
+        let shared = Shared::new(&self.gpus, self.share, &self.notes);
         let next = AtomicUsize::new(0);
         let failure = FirstFailure::default();
         let workers = self.workers.at_most(job.ids.len());
@@ -543,7 +484,7 @@ impl Executor for QuadrantOnGpus {
     }
 
     fn facts(&self) -> Facts {
-        let gpus = self.gpus.iter().map(|gpu| gpu.device.describe());
+        let gpus = self.gpus.iter().map(|gpu| gpu.pair_gpu().device.describe());
         Facts::on_gpus((self.kernels, &self.workers), gpus, &self.notes)
     }
 }
@@ -554,10 +495,10 @@ mod tests {
     use crate::engine::EngineChoice;
     use crate::execute::cpu::Cpu;
     use crate::found::Found;
+    use crate::gpu::pairs::batch::Sums;
     use crate::kernel::KernelChoice;
     use crate::memory::Budget;
     use crate::plan::Plan;
-    use std::sync::Arc;
 
     /// The pair count on the test machine's GPUs, or `None`.
     fn gpus() -> Option<Vec<PairGpu>> {
@@ -583,14 +524,73 @@ mod tests {
         Some([gpu])
     }
 
-    fn on_gpus(gpus: &[PairGpu], plan: &Plan, trial: Trial) -> QuadrantOnGpus {
+    /// A GPU as the tests drive it: one that makes the first count of its dispatch
+    /// `lie_at` wrong, sends the other side's words wide, and counts what it counted: the
+    /// sieves whose other side it signed, those whose other side it joined, the most
+    /// clashes of one sieve.
+    #[derive(Default)]
+    struct Fake {
+        gpu: Option<PairGpu>,
+        lie_at: Option<u64>,
+        wide_words: bool,
+        signed: AtomicU64,
+        joined: AtomicU64,
+        most_clashes: AtomicU64,
+    }
+
+    impl PairCounter for Fake {
+        fn pair_gpu(&self) -> &PairGpu {
+            self.gpu.as_ref().expect("a fake on a GPU")
+        }
+
+        fn sums<'c>(
+            &self,
+            dispatch: u64,
+            sieves: &[Sieved],
+            mut sums: Sums<'c>,
+        ) -> Result<Sums<'c>, Error> {
+            self.pair_gpu().device.check()?;
+            if self.lie_at == Some(dispatch) {
+                sums.tell_wrong();
+            }
+            for (k, sieve) in sieves.iter().enumerate() {
+                self.most_clashes.fetch_max(sums.sum(k), Ordering::Relaxed);
+                let signed = matches!(sieve.visited, Visited::Gpu(_));
+                self.signed.fetch_add(u64::from(signed), Ordering::Relaxed);
+                self.joined
+                    .fetch_add(u64::from(sieve.joins), Ordering::Relaxed);
+            }
+            Ok(sums)
+        }
+
+        fn narrow_words(&self) -> bool {
+            !self.wide_words
+        }
+    }
+
+    /// Fakes on `gpus`, each made by `fake` from a plain one.
+    fn fakes(gpus: &[PairGpu], fake: impl Fn(Fake) -> Fake) -> Vec<Arc<Fake>> {
+        let plain = |gpu: &PairGpu| Fake {
+            gpu: Some(gpu.clone()),
+            ..Fake::default()
+        };
+        gpus.iter().map(|gpu| Arc::new(fake(plain(gpu)))).collect()
+    }
+
+    /// What `fakes` counted, added up: `what` of each.
+    fn seen(fakes: &[Arc<Fake>], what: impl Fn(&Fake) -> &AtomicU64) -> u64 {
+        fakes.iter().map(|f| what(f).load(Ordering::Relaxed)).sum()
+    }
+
+    fn on_gpus(fakes: &[Arc<Fake>], plan: &Plan) -> QuadrantOnGpus {
         QuadrantOnGpus {
-            gpus: gpus.to_vec(),
+            gpus: (fakes.iter())
+                .map(|f| f.clone() as Arc<dyn PairCounter>)
+                .collect(),
             share: false,
             workers: workers(),
             kernels: Kernels::resolve(plan, KernelChoice::Auto).unwrap(),
             notes: Mutex::default(),
-            trial,
         }
     }
 
@@ -636,24 +636,17 @@ mod tests {
         let cpu = count_ids(&on_cpu(&plan), &plan, &ids).0;
         // the other side's words narrow (as every board below 24 has them) and wide
         for wide_words in [false, true] {
-            let signed = &*Box::leak(Box::new(AtomicU64::new(0)));
-            let joined = &*Box::leak(Box::new(AtomicU64::new(0)));
-            let trial = Trial {
-                wide_words,
-                signed: Some(signed),
-                joined: Some(joined),
-                ..Trial::default()
-            };
-            let gpu = on_gpus(&gpus, &plan, trial);
+            let fakes = fakes(&gpus, |f| Fake { wide_words, ..f });
+            let gpu = on_gpus(&fakes, &plan);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert!(executed.gpu_dispatches > 0, "{executed:?}");
             assert_eq!(on_gpu, cpu, "wide words: {wide_words}");
             // narrow words: the GPU signed the other side
-            let signed = signed.load(Ordering::Relaxed);
+            let signed = seen(&fakes, |f| &f.signed);
             assert_eq!(signed > 0, !wide_words, "{signed} sieves signed");
             // and joined the longer half of most units (N = 15's are past the tests' 400
             // candidates), beside the shorter ones sent as they came
-            assert_eq!(joined.load(Ordering::Relaxed) > 0, !wide_words);
+            assert_eq!(seen(&fakes, |f| &f.joined) > 0, !wide_words);
             // the GPU's counts were used: no spot check disagreed
             assert!(gpu.facts().notes.is_empty(), "{:?}", gpu.facts().notes);
         }
@@ -667,7 +660,7 @@ mod tests {
         for n in 14..=18 {
             let plan = Plan::new(n, EngineChoice::Quadrant, None, None).unwrap();
             let ids: Vec<usize> = (0..plan.len()).collect();
-            let gpu = on_gpus(&gpus, &plan, Trial::default());
+            let gpu = on_gpus(&fakes(&gpus, |f| f), &plan);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             for (id, (gpu, cpu)) in on_gpu.iter().zip(&cpu).enumerate() {
@@ -705,18 +698,15 @@ mod tests {
         let copying = copying_gpus().map(Vec::from);
         for gpus in [gpus(), copying].into_iter().flatten() {
             let plan = Plan::new(22, EngineChoice::Quadrant, None, None).unwrap();
-            let most_clashes = &*Box::leak(Box::new(AtomicU64::new(0)));
-            let trial = Trial {
-                most_clashes: Some(most_clashes),
-                ..Trial::default()
-            };
-            let gpu = on_gpus(&gpus, &plan, trial);
+            let fakes = fakes(&gpus, |f| f);
+            let gpu = on_gpus(&fakes, &plan);
             let ids = [221851];
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu);
             assert_eq!(executed.gpu_subtasks, 1);
-            assert!(most_clashes.load(Ordering::Relaxed) > u64::from(u32::MAX));
+            let most_clashes = fakes.iter().map(|f| f.most_clashes.load(Ordering::Relaxed));
+            assert!(most_clashes.max().unwrap() > u64::from(u32::MAX));
         }
     }
 
@@ -743,16 +733,12 @@ mod tests {
             let budget = Budget::asked(u64::MAX);
             let prepared = layout.prepare(budget, ids.len(), (&Workers::this_thread(), 2), &never);
             prepared.unwrap().unwrap();
-            let joined = &*Box::leak(Box::new(AtomicU64::new(0)));
-            let trial = Trial {
-                joined: Some(joined),
-                ..Trial::default()
-            };
-            let gpu = on_gpus(gpus, &plan, trial);
+            let fakes = fakes(gpus, |f| f);
+            let gpu = on_gpus(&fakes, &plan);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
             assert_eq!(on_gpu, cpu, "n = {n}, units {ids:?}");
-            assert_eq!(joined.load(Ordering::Relaxed) > 0, joins, "n = {n}");
+            assert_eq!(seen(&fakes, |f| &f.joined) > 0, joins, "n = {n}");
             // each unit's sieves went to the GPU (in one batch or a few)
             assert_eq!(executed.gpu_subtasks, ids.len(), "n = {n}");
             assert!(executed.gpu_dispatches > 0, "n = {n}");
@@ -769,20 +755,20 @@ mod tests {
         let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
         // how many batches the run makes on this device (a few: a batch holds a million
         // patterns, and each thread sends its last when it has no unit left)
-        let (_, clean) = count_ids(&on_gpus(&gpus, &plan, Trial::default()), &plan, &ids);
+        let (_, clean) = count_ids(&on_gpus(&fakes(&gpus, |f| f), &plan), &plan, &ids);
         let batches = clean.gpu_dispatches;
         assert!(batches > 0);
         // every sieve's first pattern is checked: the lie is found in the batch it is told
         let mut lies = vec![0, batches / 2];
         lies.dedup();
-        static DROPPED_AFTER: AtomicU64 = AtomicU64::new(0);
         for lie_at in lies {
-            let lie = Trial {
-                lie_at: Some(lie_at),
-                dropped_after: Some(&DROPPED_AFTER),
-                ..Trial::default()
-            };
-            let gpu = on_gpus(&gpus, &plan, lie);
+            let gpu = on_gpus(
+                &fakes(&gpus, |f| Fake {
+                    lie_at: Some(lie_at),
+                    ..f
+                }),
+                &plan,
+            );
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert_eq!(on_gpu, cpu, "lie at {lie_at}");
             let notes = gpu.facts().notes;
@@ -792,7 +778,9 @@ mod tests {
             );
             // the threads send nothing once one of them found the GPU wrong: besides the
             // batches sent by then (the wrong one among them), only one a thread was sending
-            let dropped_after = DROPPED_AFTER.load(Ordering::Relaxed);
+            let sent = notes[0].split("dropped with ").nth(1);
+            let sent = sent.and_then(|s| s.split(' ').next()?.parse().ok());
+            let dropped_after: u64 = sent.expect("the batches sent, said");
             assert!(dropped_after > lie_at, "{dropped_after} sent when dropped");
             let threads = workers().count() as u64;
             assert!(
@@ -801,7 +789,7 @@ mod tests {
             );
         }
         // no lie: every check passes, nothing is dropped
-        let gpu = on_gpus(&gpus, &plan, Trial::default());
+        let gpu = on_gpus(&fakes(&gpus, |f| f), &plan);
         assert_eq!(count_ids(&gpu, &plan, &ids).0, cpu);
         assert!(gpu.facts().notes.is_empty());
     }
@@ -814,13 +802,13 @@ mod tests {
         let plan = Plan::new(15, EngineChoice::Quadrant, None, None).unwrap();
         let ids: Vec<usize> = (0..plan.len()).collect();
         let (cpu, _) = count_ids(&on_cpu(&plan), &plan, &ids);
-        let (_, whole) = count_ids(&on_gpus(&gpus, &plan, Trial::default()), &plan, &ids);
+        let (_, whole) = count_ids(&on_gpus(&fakes(&gpus, |f| f), &plan), &plan, &ids);
         assert_eq!(whole.gpu_items_given_up, 0);
         // a GPU that binds nothing counts nothing; one that binds 8 KiB takes the smaller
         // sieves only
         for (most_bytes, some_on_gpu) in [(1, false), (8 << 10, true)] {
             let smaller = Arc::new(gpus[0].device.limited_to(most_bytes));
-            let gpu = on_gpus(&[PairGpu::on(&smaller)], &plan, Trial::default());
+            let gpu = on_gpus(&fakes(&[PairGpu::on(&smaller)], |f| f), &plan);
             let (on_gpu, executed) = count_ids(&gpu, &plan, &ids);
             assert_eq!(on_gpu, cpu, "{most_bytes} bytes");
             let given_up = executed.gpu_items_given_up;

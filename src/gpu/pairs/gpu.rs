@@ -5,6 +5,7 @@
 use crate::error::Error;
 use crate::gpu::device::{Device, WORKGROUP};
 use crate::gpu::opened::PerDevice;
+use crate::gpu::pairs::batch::{Sieved, Sums};
 use crate::gpu::pairs::kernels::{kernels, Kernels};
 use crate::gpu::pairs::quarters::Holding;
 use crate::gpu::pairs::queue::{self, PairFailure, PairQueue};
@@ -90,6 +91,38 @@ impl PairGpu {
                 (self.device.check().err()).unwrap_or_else(|| self.device.failed(&e))
             }
         }
+    }
+}
+
+/// The pair count on one device as its executor drives it: a [`PairGpu`], or in the tests
+/// a fake one on it (that lies, or sees what it counts).
+pub(crate) trait PairCounter: Send + Sync {
+    /// The device and what it keeps for the pair count.
+    fn pair_gpu(&self) -> &PairGpu;
+
+    /// The sums of batch `dispatch` (the run's dispatches numbered), its sieves `sieves`,
+    /// as the device gave them: an error where the device reported one.
+    fn sums<'c>(
+        &self,
+        dispatch: u64,
+        sieves: &[Sieved],
+        sums: Sums<'c>,
+    ) -> Result<Sums<'c>, Error> {
+        let _ = (dispatch, sieves);
+        self.pair_gpu().device.check().map(|()| sums)
+    }
+
+    /// Whether the other side's words are sent narrow where they fit (as on every board a
+    /// test counts: a test sends them wide).
+    #[cfg(test)]
+    fn narrow_words(&self) -> bool {
+        true
+    }
+}
+
+impl PairCounter for PairGpu {
+    fn pair_gpu(&self) -> &PairGpu {
+        self
     }
 }
 

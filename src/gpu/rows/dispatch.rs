@@ -258,6 +258,24 @@ impl RowGpu {
     }
 }
 
+/// The row search on one device as its executor drives it: a [`RowGpu`], or in the tests
+/// a fake one on it (that lies, or vanishes).
+pub(crate) trait RowCounter: Send + Sync {
+    /// The device and its kernels.
+    fn row_gpu(&self) -> &RowGpu;
+
+    /// The counts of `flight`, launched on this device ([`Flight::wait`]).
+    fn wait(&self, flight: Flight) -> Result<[Vec<ItemCount>; 2], Error> {
+        flight.wait(&self.row_gpu().device)
+    }
+}
+
+impl RowCounter for RowGpu {
+    fn row_gpu(&self) -> &RowGpu {
+        self
+    }
+}
+
 /// A dispatch on its way: its results, once the GPU has them.
 pub struct Flight {
     submitted: wgpu::SubmissionIndex,

@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::execute::contract::{Done, Executed, Executor, Facts, FirstFailure, Job};
 use crate::found::Found;
-use crate::gpu::rows::dispatch::{Flight, RowGpu};
+use crate::gpu::rows::dispatch::{Flight, RowCounter, RowGpu};
 use crate::gpu::rows::items::ItemCount;
 use crate::gpu::rows::items::{as_raw, kind_of, Cut, Item, Kind};
 use crate::gpu::rows::ledger::Ledger;
@@ -14,7 +14,7 @@ use crate::plan::{Plan, Rows};
 use crate::subtask::{Kernels, Raw};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How many items a dispatch holds. Later dispatches double while they take under [`FAST`]
@@ -59,7 +59,7 @@ const SPOT_EVERY: u64 = 4096;
 
 /// GPUs and CPU worker threads.
 pub(crate) struct WithGpu {
-    pub gpus: Vec<RowGpu>,
+    pub gpus: Vec<Arc<dyn RowCounter>>,
     /// Whether the CPU threads also take the GPUs' subtasks (from the back of the list).
     pub share: bool,
     pub workers: Workers,
@@ -69,9 +69,6 @@ pub(crate) struct WithGpu {
     pub drop_at: u32,
     /// What the executions said of GPUs dropped for a wrong count.
     pub dropped: Mutex<Vec<String>>,
-    /// The item (by its number among a GPU's) whose count the tests make wrong.
-    #[cfg(test)]
-    pub lie_at: Option<u64>,
 }
 
 /// The GPUs' subtasks not yet taken (positions in their list): GPUs take from the front,
@@ -148,9 +145,10 @@ impl Executor for WithGpu {
             let feeders: Vec<_> = rows
                 .into_iter()
                 .flat_map(|rows| self.gpus.iter().map(move |gpu| (rows, gpu)))
-                .map(|(rows, gpu)| {
+                .map(|(rows, device)| {
                     let feeder = Feeder {
-                        gpu,
+                        device: &**device,
+                        gpu: device.row_gpu(),
                         plan: job.plan,
                         rows,
                         accel: &accel,
@@ -160,8 +158,6 @@ impl Executor for WithGpu {
                         drop_at: self.drop_at,
                         cancel,
                         done,
-                        #[cfg(test)]
-                        lie_at: self.lie_at,
                     };
                     scope.spawn(move || feeder.run())
                 })
@@ -195,7 +191,7 @@ impl Executor for WithGpu {
     }
 
     fn facts(&self) -> Facts {
-        let gpus = self.gpus.iter().map(|gpu| gpu.device.describe());
+        let gpus = self.gpus.iter().map(|gpu| gpu.row_gpu().device.describe());
         Facts::on_gpus((self.kernels, &self.workers), gpus, &self.dropped)
     }
 }
@@ -258,6 +254,7 @@ impl WithGpu {
 /// every subtask it holds or counted since the last passing check is counted on the CPU,
 /// and the feeder thread goes on counting the list's subtasks on the CPU.
 struct Feeder<'a> {
+    device: &'a dyn RowCounter,
     gpu: &'a RowGpu,
     plan: &'a Plan,
     rows: &'a Rows,
@@ -268,8 +265,6 @@ struct Feeder<'a> {
     drop_at: u32,
     cancel: &'a AtomicBool,
     done: Done<'a>,
-    #[cfg(test)]
-    lie_at: Option<u64>,
 }
 
 /// A spot check's disagreement: the item's number among the GPU's, and the two counts.
@@ -320,7 +315,7 @@ impl<'a> Feeder<'a> {
                 }
             };
             if let Some((flight, batch, launched)) = in_flight.take() {
-                let counts = flight.wait(&self.gpu.device)?;
+                let counts = self.device.wait(flight)?;
                 let now = Instant::now();
                 // the GPU worked on it from its launch or the previous one's end, if later
                 let took = now - launched.max(last_back);
@@ -337,7 +332,7 @@ impl<'a> Feeder<'a> {
                 ) {
                     if let Some((flight, _, _)) = next {
                         // its counts are not used: waited for only to leave the device idle
-                        let _ = flight.wait(&self.gpu.device);
+                        let _ = self.device.wait(flight);
                     }
                     return self.drop_gpu(wrong, &ledger, held, fed);
                 }
@@ -480,14 +475,6 @@ impl<'a> Feeder<'a> {
                         None => continue,
                     },
                 };
-                #[cfg(test)]
-                let raw = match self.lie_at {
-                    Some(lie) if lie == at => Raw {
-                        solutions: raw.solutions + 1,
-                        ..raw
-                    },
-                    _ => raw,
-                };
                 if (!checked || at.is_multiple_of(SPOT_EVERY)) && count.is_some() {
                     checked = true;
                     match self.recount(item) {
@@ -528,6 +515,7 @@ mod tests {
     use crate::engine::EngineChoice;
     use crate::found::Found;
     use crate::plan::Plan;
+    use std::sync::atomic::AtomicU64;
 
     /// The row search on the test machine's GPUs, or `None`.
     fn gpus() -> Option<Vec<RowGpu>> {
@@ -537,6 +525,61 @@ mod tests {
                 .map(RowGpu::on)
                 .collect(),
         )
+    }
+
+    /// A GPU that makes the count of its item `lie_at` (by its number among the GPU's)
+    /// one solution too many, or that is lost at its dispatch `lost_at`.
+    struct Fake {
+        gpu: RowGpu,
+        lie_at: Option<u64>,
+        lost_at: Option<u64>,
+        items: AtomicU64,
+        dispatches: AtomicU64,
+    }
+
+    impl Fake {
+        fn on(
+            gpus: &[RowGpu],
+            lie_at: Option<u64>,
+            lost_at: Option<u64>,
+        ) -> Vec<Arc<dyn RowCounter>> {
+            let fake = |gpu: &RowGpu| -> Arc<dyn RowCounter> {
+                Arc::new(Fake {
+                    gpu: gpu.clone(),
+                    lie_at,
+                    lost_at,
+                    items: AtomicU64::new(0),
+                    dispatches: AtomicU64::new(0),
+                })
+            };
+            gpus.iter().map(fake).collect()
+        }
+    }
+
+    impl RowCounter for Fake {
+        fn row_gpu(&self) -> &RowGpu {
+            &self.gpu
+        }
+
+        fn wait(&self, flight: Flight) -> Result<[Vec<ItemCount>; 2], Error> {
+            let mut counts = flight.wait(&self.gpu.device)?;
+            if Some(self.dispatches.fetch_add(1, Ordering::Relaxed)) == self.lost_at {
+                return Err(self.gpu.device.failed(&"the device was lost"));
+            }
+            let items = (counts[0].len() + counts[1].len()) as u64;
+            let first = self.items.fetch_add(items, Ordering::Relaxed);
+            let told = (self.lie_at).and_then(|lie| lie.checked_sub(first));
+            if let Some(Some(words)) =
+                told.and_then(|k| counts.iter_mut().flatten().nth(k as usize))
+            {
+                words[0] += 1;
+            }
+            Ok(counts)
+        }
+    }
+
+    fn real(gpus: &[RowGpu]) -> Vec<Arc<dyn RowCounter>> {
+        Fake::on(gpus, None, None)
     }
 
     /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
@@ -569,13 +612,12 @@ mod tests {
             let cpu = crate::execute::cpu::Cpu::new(workers(), kernels);
             // given up past 64 nodes: most items go back to the CPU
             let gpu = WithGpu {
-                gpus: gpus.clone(),
+                gpus: real(&gpus),
                 share: false,
                 workers: workers(),
                 kernels,
                 drop_at: 64,
                 dropped: Default::default(),
-                lie_at: None,
             };
             let (on_gpu, executed) = count_all(&gpu, &plan, unique);
             assert_eq!(on_gpu, count_all(&cpu, &plan, unique).0, "{engine:?}");
@@ -612,13 +654,12 @@ mod tests {
             .unwrap_or(0) as u64;
         for lie_at in [0, first.next_multiple_of(SPOT_EVERY)] {
             let gpu = WithGpu {
-                gpus: gpus.clone(),
+                gpus: Fake::on(&gpus, Some(lie_at), None),
                 share: false,
                 workers: workers(),
                 kernels,
                 drop_at: crate::gpu::rows::dispatch::DROPPED,
                 dropped: Default::default(),
-                lie_at: Some(lie_at),
             };
             let (got, executed) = count_all(&gpu, &plan, false);
             assert_eq!(got, want, "lie at {lie_at}");
@@ -640,6 +681,42 @@ mod tests {
                 "lie at {lie_at}: {executed:?}"
             );
         }
+    }
+
+    /// A GPU lost in a run fails it with the device's words (what its checkpoint keeps
+    /// stays), and no subtask is handed in twice.
+    #[test]
+    fn a_gpu_lost_in_a_run_fails_it_and_says_which() {
+        let Some(gpus) = gpus() else {
+            return;
+        };
+        let plan = Plan::new(16, EngineChoice::D4, None, None).unwrap();
+        let kernels = Kernels::resolve(&plan, crate::kernel::KernelChoice::Auto).unwrap();
+        let gpu = WithGpu {
+            gpus: Fake::on(&gpus, None, Some(0)),
+            share: false,
+            workers: crate::parallel::Workers::new(1, false).unwrap(),
+            kernels,
+            drop_at: crate::gpu::rows::dispatch::DROPPED,
+            dropped: Default::default(),
+        };
+        let ids: Vec<usize> = (0..plan.len()).collect();
+        let handed = Mutex::new(vec![0u32; plan.len()]);
+        let stop = AtomicBool::new(false);
+        let failed = gpu.execute(Job {
+            plan: &plan,
+            ids: &ids,
+            unique: false,
+            cancel: &stop,
+            done: &|id, _| handed.lock().unwrap()[id] += 1,
+        });
+        let said = failed.expect_err("the run fails").to_string();
+        let name = &gpus[0].device.info.name;
+        assert!(
+            said.contains(&format!("the GPU {name} failed: the device was lost")),
+            "{said}"
+        );
+        assert!(handed.into_inner().unwrap().iter().all(|&n| n <= 1));
     }
 
     #[test]
