@@ -1,12 +1,14 @@
 //! The GPU path (wgpu: Vulkan, Metal, DX12): a device layer ([`device`]: adapters, limits,
 //! room, buffers, kernels, records; [`opened`]: the devices this process opened) under two
 //! backends, the row search's ([`rows`]) and the quadrant engine's pair count ([`pairs`]),
-//! each with its shaders, its executor and what it keeps on each device.
+//! each with its shaders, its executor and what it keeps on each device, and trusted by
+//! one rule ([`trust`]).
 
 pub(crate) mod device;
 pub(crate) mod opened;
 pub(crate) mod pairs;
 pub(crate) mod rows;
+pub(crate) mod trust;
 
 pub use device::adapters;
 pub(crate) use device::Device;

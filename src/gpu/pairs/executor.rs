@@ -28,6 +28,7 @@ use crate::found::Found;
 use crate::gpu::pairs::batch::{spot_every, PairBatch, Sieved, Spot, Visited};
 use crate::gpu::pairs::gpu::{PairCounter, PairGpu};
 use crate::gpu::pairs::queue::{PairQueue, PAIR_LANES};
+use crate::gpu::trust::dropped;
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::quadrant::{Layout, Made, PairDevice, PairKernel, PairWork, Pending};
 use crate::stages::{self, time, Stage, Tally};
@@ -347,10 +348,9 @@ impl<'a> Feed<'a> {
     fn drop_gpus(&self, what: &str) {
         if !self.shared.dropped.swap(true, Ordering::Relaxed) {
             let sent = self.shared.dispatches.load(Ordering::Relaxed);
-            lock(self.shared.notes).push(format!(
-                "the GPU {} disagreed with a spot check ({what}): it was dropped with {sent} batches sent, and the units of its batch and the rest were counted on the CPU",
-                self.gpu.device.identify()
-            ));
+            let what = format!("a spot check ({what}; {sent} batches sent)");
+            let recounted = "the units of its batch and the rest were";
+            lock(self.shared.notes).push(dropped(&self.gpu.device, &what, recounted));
         }
     }
 
@@ -778,7 +778,7 @@ mod tests {
             );
             // the threads send nothing once one of them found the GPU wrong: besides the
             // batches sent by then (the wrong one among them), only one a thread was sending
-            let sent = notes[0].split("dropped with ").nth(1);
+            let sent = notes[0].split("; ").nth(1);
             let sent = sent.and_then(|s| s.split(' ').next()?.parse().ok());
             let dropped_after: u64 = sent.expect("the batches sent, said");
             assert!(dropped_after > lie_at, "{dropped_after} sent when dropped");

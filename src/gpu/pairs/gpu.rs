@@ -9,14 +9,15 @@ use crate::gpu::pairs::batch::{Sieved, Sums};
 use crate::gpu::pairs::kernels::{kernels, Kernels};
 use crate::gpu::pairs::quarters::Holding;
 use crate::gpu::pairs::queue::{self, PairFailure, PairQueue};
-use std::sync::{Arc, Mutex, OnceLock};
+use crate::gpu::trust::Verdict;
+use std::sync::{Arc, Mutex};
 
 /// What a device keeps for the pair count.
 struct Kept {
     /// None where its shaders have no 64-bit integers, which the tables are read in.
     kernels: Option<Kernels>,
     /// What the known-answer check found ([`PairGpu::trust`]).
-    trusted: OnceLock<Result<(), String>>,
+    trusted: Verdict,
     quarters: Holding,
 }
 
@@ -34,7 +35,7 @@ impl PairGpu {
     pub fn on(device: &Arc<Device>) -> PairGpu {
         let kept = KEPT.on(device, |device| Kept {
             kernels: (device.int64).then(|| kernels(&device.device, WORKGROUP)),
-            trusted: OnceLock::new(),
+            trusted: Verdict::default(),
             quarters: Mutex::default(),
         });
         PairGpu {
@@ -43,33 +44,20 @@ impl PairGpu {
         }
     }
 
-    /// Runs `check`, the pair kernel's known-answer check, once per process and device;
-    /// its verdict, then and later: an error naming the adapter and its driver where it
-    /// found a difference, or where the adapter cannot run the pair kernel at all.
-    /// A check that could not run (no room for its buffers) is no verdict: its error is
-    /// given, and the check runs again next time.
+    /// Runs `check`, the pair kernel's known-answer check, once per process and device
+    /// ([`Verdict`]); its verdict, then and later, or an error where the adapter cannot
+    /// run the pair kernel at all.
     pub fn trust(
         &self,
         check: impl FnOnce() -> Result<Result<(), String>, Error>,
     ) -> Result<(), Error> {
-        let gpu = self.device.identify();
         if self.kept.kernels.is_none() {
             return Err(Error::Failed(format!(
-                "the GPU {gpu} cannot count the quadrant engine's pairs: its driver offers no 64-bit integers in shaders (SHADER_INT64)"
+                "the GPU {} cannot count the quadrant engine's pairs: its driver offers no 64-bit integers in shaders (SHADER_INT64)",
+                self.device.identify()
             )));
         }
-        let verdict = match self.kept.trusted.get() {
-            Some(verdict) => verdict,
-            None => {
-                let verdict = check()?;
-                self.kept.trusted.get_or_init(|| verdict)
-            }
-        };
-        verdict.clone().map_err(|why| {
-            Error::Failed(format!(
-                "the GPU {gpu} miscounted a known answer: {why}; it is not used"
-            ))
-        })
+        self.kept.trusted.on(&self.device, check)
     }
 
     /// A queue of pair-count batches on this device ([`PairQueue`]) for one thread: each

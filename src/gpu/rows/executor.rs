@@ -9,6 +9,7 @@ use crate::gpu::rows::dispatch::{Flight, RowCounter, RowGpu};
 use crate::gpu::rows::items::ItemCount;
 use crate::gpu::rows::items::{as_raw, kind_of, Cut, Item, Kind};
 use crate::gpu::rows::ledger::Ledger;
+use crate::gpu::trust::dropped;
 use crate::parallel::{lock, Workers, NO_SPARE};
 use crate::plan::{Plan, Rows};
 use crate::subtask::{Kernels, Raw};
@@ -372,15 +373,15 @@ impl<'a> Feeder<'a> {
             .map(|&(id, _)| id)
             .chain(ledger.open_ids())
             .collect();
-        fed.dropped = Some(format!(
-            "the GPU {} disagreed with the CPU on its item {item} counted again (solutions {}, nodes {} against {}, {}): it was dropped, and the {} subtasks it held or counted since its last passing check were counted on the CPU",
-            self.gpu.device.identify(),
-            gpu.solutions,
-            gpu.nodes,
-            cpu.solutions,
-            cpu.nodes,
+        let what = format!(
+            "the CPU on its item {item} counted again (solutions {}, nodes {} against {}, {})",
+            gpu.solutions, gpu.nodes, cpu.solutions, cpu.nodes
+        );
+        let recounted = format!(
+            "the {} subtasks it held or counted since its last passing check were",
             redone.len()
-        ));
+        );
+        fed.dropped = Some(dropped(&self.gpu.device, &what, &recounted));
         let rest = std::iter::from_fn(|| self.list.take_front().map(|k| self.accel[k]));
         for id in redone.into_iter().chain(rest) {
             match crate::subtask::count(

@@ -1,15 +1,16 @@
-//! A GPU earns trust before it counts: when its device opens, it counts the items of a
-//! small board whose answer the CPU knows, each invocation taking several items in turn
-//! (the persistent loop a miscounting driver gets wrong), and every item's count is held
-//! against the CPU's ([`known_answer`], which [`crate::gpu::open`] runs). Debian 12's own
-//! lavapipe (Mesa 22.3) gave `count 15 --device gpu` 2259548, 2261900 and 2155368 for
-//! 2279184.
+//! The row search's known answer ([`crate::gpu::trust`]): when a device opens, it counts
+//! the items of a small board whose answer the CPU knows, each invocation taking several
+//! items in turn (the persistent loop a miscounting driver gets wrong), and every item's
+//! count is held against the CPU's ([`known_answer`], which [`crate::gpu::open`] runs).
+//! Debian 12's own lavapipe (Mesa 22.3) gave `count 15 --device gpu` 2259548, 2261900 and
+//! 2155368 for 2279184.
 
 use super::dispatch::{RowGpu, DROPPED};
 use super::items::{as_raw, kind_of, Cut, Item, ItemCount, Kind};
 use crate::engine::EngineChoice;
 use crate::error::Error;
 use crate::gpu::device::{Device, WORKGROUP};
+use crate::gpu::trust::miscounted;
 use crate::kernel::Chosen;
 use crate::plan::Plan;
 use std::sync::atomic::AtomicBool;
@@ -36,10 +37,10 @@ pub(crate) fn known_answer(device: &Arc<Device>) -> Result<(), Error> {
     let counts = flight.wait(device)?;
     match differing(&plan, &batch, &counts) {
         (0, _) => Ok(()),
-        (differ, items) => Err(Error::Failed(format!(
-            "the GPU {} miscounted a known answer: {differ} of {items} items of N = {CHECK_N} differ from the CPU's count; it is not used",
-            device.identify(),
-        ))),
+        (differ, items) => Err(miscounted(
+            device,
+            &format!("{differ} of {items} items of N = {CHECK_N} differ from the CPU's count"),
+        )),
     }
 }
 
