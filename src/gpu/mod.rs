@@ -36,6 +36,44 @@ pub fn open_real() -> Vec<Arc<Device>> {
 #[cfg(test)]
 mod testing {
     use super::*;
+    use crate::execute::contract::{Executed, Executor, Job};
+    use crate::found::Found;
+    use crate::plan::Plan;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Mutex;
+
+    /// The test machine's GPUs ([`gpus`]) as `backend` takes each.
+    pub(crate) fn each_gpu<T>(backend: impl Fn(&Arc<Device>) -> T) -> Option<Vec<T>> {
+        Some(gpus()?.iter().map(backend).collect())
+    }
+
+    /// Subtasks `ids` of `plan` on `executor`, each handed in once, in the order of `ids`,
+    /// and what the executor reported.
+    pub(crate) fn count_ids(
+        executor: &dyn Executor,
+        plan: &Plan,
+        ids: &[usize],
+        unique: bool,
+    ) -> (Vec<Found>, Executed) {
+        let found = Mutex::new(vec![None; plan.len()]);
+        let stop = AtomicBool::new(false);
+        let done = |id: usize, f| {
+            let mut found = found.lock().unwrap();
+            assert!(found[id].is_none(), "subtask {id} handed in twice");
+            found[id] = Some(f);
+        };
+        let job = Job {
+            plan,
+            ids,
+            unique,
+            cancel: &stop,
+            done: &done,
+        };
+        let executed = executor.execute(job).unwrap();
+        let found = found.into_inner().unwrap();
+        let each = ids.iter().map(|&id| found[id].expect("handed in"));
+        (each.collect(), executed)
+    }
 
     /// The GPUs of the test machine, or `None` (then a test is skipped, unless CI asks for
     /// a GPU with NQUEENS_REQUIRE_GPU).

@@ -133,19 +133,40 @@ impl<T> PerDevice<T> {
         }
     }
 
-    /// What is kept for `device`, made by `make` the first time.
-    pub fn on(&self, device: &Arc<Device>, make: impl FnOnce(&Device) -> T) -> Arc<T> {
+    /// `device` with what is kept for it, made by `make` the first time.
+    pub fn on(&self, device: &Arc<Device>, make: impl FnOnce(&Device) -> T) -> OnDevice<T> {
         let mut kept = lock(&self.kept);
         kept.retain(|(on, _)| on.strong_count() > 0);
         // (a live `Weak` keeps its allocation: no other device can be at its address)
-        if let Some((_, kept)) = kept
+        let found = kept
             .iter()
-            .find(|(on, _)| on.as_ptr() == Arc::as_ptr(device))
-        {
-            return kept.clone();
+            .find(|(on, _)| on.as_ptr() == Arc::as_ptr(device));
+        let kept = match found {
+            Some((_, kept)) => kept.clone(),
+            None => {
+                let made = Arc::new(make(device));
+                kept.push((Arc::downgrade(device), made.clone()));
+                made
+            }
+        };
+        OnDevice {
+            device: device.clone(),
+            kept,
         }
-        let made = Arc::new(make(device));
-        kept.push((Arc::downgrade(device), made.clone()));
-        made
+    }
+}
+
+/// A device and what a backend keeps for it ([`PerDevice`]).
+pub(crate) struct OnDevice<T> {
+    pub device: Arc<Device>,
+    pub kept: Arc<T>,
+}
+
+impl<T> Clone for OnDevice<T> {
+    fn clone(&self) -> OnDevice<T> {
+        OnDevice {
+            device: self.device.clone(),
+            kept: self.kept.clone(),
+        }
     }
 }

@@ -502,12 +502,7 @@ mod tests {
 
     /// The pair count on the test machine's GPUs, or `None`.
     fn gpus() -> Option<Vec<PairGpu>> {
-        Some(
-            crate::gpu::testing::gpus()?
-                .iter()
-                .map(PairGpu::on)
-                .collect(),
-        )
+        crate::gpu::testing::each_gpu(PairGpu::on)
     }
 
     fn workers() -> Workers {
@@ -603,27 +598,7 @@ mod tests {
 
     /// Units `ids` of `plan` on `executor`, in the order of `ids`, and what it reported.
     fn count_ids(executor: &dyn Executor, plan: &Plan, ids: &[usize]) -> (Vec<Found>, Executed) {
-        let found = Mutex::new(vec![None; plan.len()]);
-        let stop = AtomicBool::new(false);
-        let executed = executor
-            .execute(Job {
-                plan,
-                ids,
-                unique: false,
-                cancel: &stop,
-                done: &|id, f| {
-                    let mut found = found.lock().unwrap();
-                    assert!(found[id].is_none(), "unit {id} handed in twice");
-                    found[id] = Some(f);
-                },
-            })
-            .unwrap();
-        let found = found.into_inner().unwrap();
-        let each = ids
-            .iter()
-            .map(|&id| found[id].expect("handed in"))
-            .collect();
-        (each, executed)
+        crate::gpu::testing::count_ids(executor, plan, ids, false)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use crate::gpu::device::{Device, WORKGROUP};
-use crate::gpu::opened::PerDevice;
+use crate::gpu::opened::{OnDevice, PerDevice};
 use crate::gpu::pairs::batch::{Sieved, Sums};
 use crate::gpu::pairs::kernels::{kernels, Kernels};
 use crate::gpu::pairs::quarters::Holding;
@@ -13,7 +13,7 @@ use crate::gpu::trust::Verdict;
 use std::sync::{Arc, Mutex};
 
 /// What a device keeps for the pair count.
-struct Kept {
+pub(crate) struct Kept {
     /// None where its shaders have no 64-bit integers, which the tables are read in.
     kernels: Option<Kernels>,
     /// What the known-answer check found ([`PairGpu::trust`]).
@@ -24,24 +24,16 @@ struct Kept {
 static KEPT: PerDevice<Kept> = PerDevice::new();
 
 /// The pair count on one device.
-#[derive(Clone)]
-pub(crate) struct PairGpu {
-    pub device: Arc<Device>,
-    kept: Arc<Kept>,
-}
+pub(crate) type PairGpu = OnDevice<Kept>;
 
 impl PairGpu {
     /// The pair count on `device`, its kernels compiled the first time.
     pub fn on(device: &Arc<Device>) -> PairGpu {
-        let kept = KEPT.on(device, |device| Kept {
+        KEPT.on(device, |device| Kept {
             kernels: (device.int64).then(|| kernels(&device.device, WORKGROUP)),
             trusted: Verdict::default(),
             quarters: Mutex::default(),
-        });
-        PairGpu {
-            device: device.clone(),
-            kept,
-        }
+        })
     }
 
     /// Runs `check`, the pair kernel's known-answer check, once per process and device

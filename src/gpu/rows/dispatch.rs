@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::gpu::device::kernel::{whole, Kernel};
 use crate::gpu::device::wire::words;
 use crate::gpu::device::{Device, MOST_WORKGROUPS, WORKGROUP};
-use crate::gpu::opened::PerDevice;
+use crate::gpu::opened::{OnDevice, PerDevice};
 use crate::plan::Rows;
 use std::sync::{mpsc, Arc};
 
@@ -73,7 +73,7 @@ fn shader(kind: Kind, rows: usize) -> String {
 }
 
 /// The row search's two kernels on one device, plain and tie-frame, by [`Kind`].
-struct RowKernels {
+pub(crate) struct RowKernels {
     kernels: [Kernel; 2],
     /// The most rows each kernel's items may have (its workgroup memory is sized for them).
     rows: [usize; 2],
@@ -83,16 +83,12 @@ struct RowKernels {
 static KERNELS: PerDevice<RowKernels> = PerDevice::new();
 
 /// The row search on one device: its kernels, and dispatches of items.
-#[derive(Clone)]
-pub(crate) struct RowGpu {
-    pub device: Arc<Device>,
-    kernels: Arc<RowKernels>,
-}
+pub(crate) type RowGpu = OnDevice<RowKernels>;
 
 impl RowGpu {
     /// The row search on `device`, its kernels compiled the first time.
     pub fn on(device: &Arc<Device>) -> RowGpu {
-        let kernels = KERNELS.on(device, |device| {
+        KERNELS.on(device, |device| {
             let rows =
                 [Kind::Plain, Kind::Ties].map(|kind| kernel_rows(kind, device.workgroup_bytes));
             let kernel = |kind: Kind| {
@@ -102,16 +98,12 @@ impl RowGpu {
                 kernels: [kernel(Kind::Plain), kernel(Kind::Ties)],
                 rows,
             }
-        });
-        RowGpu {
-            device: device.clone(),
-            kernels,
-        }
+        })
     }
 
     /// The most rows an item of `kind` may leave the kernel.
     pub fn item_rows(&self, kind: Kind) -> usize {
-        self.kernels.rows[kind as usize]
+        self.kept.rows[kind as usize]
     }
 
     /// The invocations a dispatch runs at most: the lanes a dispatch of fewer items leaves
@@ -143,30 +135,19 @@ impl RowGpu {
     }
 
     /// Starts counting `batch` (items of each kind) of a plan whose frames are `frames`,
-    /// giving up items whose node count reaches `drop_at` (at most [`DROPPED`]);
-    /// [`Flight::wait`] gives the counts.
+    /// each invocation taking `per_invocation` items in turn (or more, on the most
+    /// invocations a dispatch runs), giving up items whose node count reaches `drop_at`
+    /// (at most [`DROPPED`]); [`Flight::wait`] gives the counts.
     pub fn launch(
         &self,
         n: usize,
         frames: &wgpu::Buffer,
         batch: [&[Item]; 2],
         drop_at: u32,
+        per_invocation: usize,
     ) -> Result<Flight, Error> {
-        let most = self.most_workgroups();
-        let workgroups = |items: usize| items.div_ceil(WORKGROUP).clamp(1, most) as u32;
-        self.launch_with(n, frames, batch, drop_at, workgroups)
-    }
-
-    /// [`RowGpu::launch`] on the workgroups `workgroups` gives for a kind's items (fewer
-    /// than the items need: each invocation counts several in turn).
-    pub fn launch_with(
-        &self,
-        n: usize,
-        frames: &wgpu::Buffer,
-        batch: [&[Item]; 2],
-        drop_at: u32,
-        workgroups: impl Fn(usize) -> u32,
-    ) -> Result<Flight, Error> {
+        let (most, per_workgroup) = (self.most_workgroups(), WORKGROUP * per_invocation);
+        let workgroups = |items: usize| items.div_ceil(per_workgroup).clamp(1, most) as u32;
         debug_assert!(drop_at <= DROPPED);
         let device = &*self.device;
         let mut encoder = (device.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -216,7 +197,7 @@ impl RowGpu {
                 )?),
                 Kind::Plain => None,
             };
-            let kernel = &self.kernels.kernels[kind as usize];
+            let kernel = &self.kept.kernels[kind as usize];
             let bound = [
                 ("params", whole(&params)),
                 ("frames", whole(frames)),

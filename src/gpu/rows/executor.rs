@@ -311,7 +311,7 @@ impl<'a> Feeder<'a> {
                     let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
                     let flight = self
                         .gpu
-                        .launch(self.rows.n(), &frames, items, self.drop_at)?;
+                        .launch(self.rows.n(), &frames, items, self.drop_at, 1)?;
                     Some((flight, batch, Instant::now()))
                 }
             };
@@ -520,12 +520,7 @@ mod tests {
 
     /// The row search on the test machine's GPUs, or `None`.
     fn gpus() -> Option<Vec<RowGpu>> {
-        Some(
-            crate::gpu::testing::gpus()?
-                .iter()
-                .map(RowGpu::on)
-                .collect(),
-        )
+        crate::gpu::testing::each_gpu(RowGpu::on)
     }
 
     /// A GPU that makes the count of its item `lie_at` (by its number among the GPU's)
@@ -585,19 +580,8 @@ mod tests {
 
     /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
     fn count_all(executor: &dyn Executor, plan: &Plan, unique: bool) -> (Vec<Found>, Executed) {
-        let found = Mutex::new(vec![Found::default(); plan.len()]);
         let ids: Vec<usize> = (0..plan.len()).collect();
-        let stop = AtomicBool::new(false);
-        let executed = executor
-            .execute(Job {
-                plan,
-                ids: &ids,
-                unique,
-                cancel: &stop,
-                done: &|id, f| found.lock().unwrap()[id] = f,
-            })
-            .unwrap();
-        (found.into_inner().unwrap(), executed)
+        crate::gpu::testing::count_ids(executor, plan, &ids, unique)
     }
 
     #[test]

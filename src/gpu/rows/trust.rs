@@ -9,7 +9,7 @@ use super::dispatch::{RowGpu, DROPPED};
 use super::items::{as_raw, kind_of, Cut, Item, ItemCount, Kind};
 use crate::engine::EngineChoice;
 use crate::error::Error;
-use crate::gpu::device::{Device, WORKGROUP};
+use crate::gpu::device::Device;
 use crate::gpu::trust::miscounted;
 use crate::kernel::Chosen;
 use crate::plan::Plan;
@@ -30,10 +30,8 @@ pub(crate) fn known_answer(device: &Arc<Device>) -> Result<(), Error> {
     let gpu = RowGpu::on(device);
     let (plan, batch) = items(|kind| gpu.item_rows(kind))?;
     let frames = gpu.frames(plan.rows().expect("a row plan"))?;
-    let per_workgroup = WORKGROUP * ITEMS_PER_INVOCATION;
-    let few = |items: usize| items.div_ceil(per_workgroup).max(1) as u32;
     let items = [&batch[0][..], &batch[1][..]];
-    let flight = gpu.launch_with(plan.n(), &frames, items, DROPPED, few)?;
+    let flight = gpu.launch(plan.n(), &frames, items, DROPPED, ITEMS_PER_INVOCATION)?;
     let counts = flight.wait(device)?;
     match differing(&plan, &batch, &counts) {
         (0, _) => Ok(()),
