@@ -145,19 +145,29 @@ mod tests {
 
     #[test]
     fn figures_keep_three_digits() {
-        assert_eq!(figures(14_812.4), "14,800");
-        assert_eq!(figures(1_234_567.0), "1,230,000");
-        assert_eq!(figures(999.4), "999");
-        assert_eq!(figures(2.345), "2.35");
-        assert_eq!(figures(0.000_412_3), "0.000412");
-        assert_eq!(figures(0.0), "0");
+        let cases = [
+            (14_812.4, "14,800"),
+            (1_234_567.0, "1,230,000"),
+            (999.4, "999"),
+            (2.345, "2.35"),
+            (0.000_412_3, "0.000412"),
+            (0.0, "0"),
+        ];
+        for (value, said) in cases {
+            assert_eq!(figures(value), said);
+        }
     }
 
     #[test]
     fn durations_take_the_unit_a_person_reads() {
-        assert_eq!(duration(59.0), "59.0 seconds");
-        assert_eq!(duration(600.0), "10.0 minutes");
-        assert_eq!(duration(36_000.0), "10.0 hours");
-        assert_eq!(duration(864_000.0), "10.0 days");
+        let cases = [
+            (59.0, "59.0 seconds"),
+            (600.0, "10.0 minutes"),
+            (36_000.0, "10.0 hours"),
+            (864_000.0, "10.0 days"),
+        ];
+        for (seconds, said) in cases {
+            assert_eq!(duration(seconds), said);
+        }
     }
 }

@@ -125,49 +125,38 @@ impl Halves {
         kept: &'a mut Kept,
     ) -> Result<Parts<'a>, TryReserveError> {
         time(Stage::Joins, || {
-            self.parts_untimed(n, (rows, avoid), pairs, kept)
-        })
-    }
-
-    /// [`Halves::parts`].
-    fn parts_untimed<'a>(
-        &'a self,
-        n: usize,
-        (rows, avoid): (u64, Pattern),
-        pairs: PairKernel,
-        kept: &'a mut Kept,
-    ) -> Result<Parts<'a>, TryReserveError> {
-        let source = match self {
-            Halves::Tables { north, south } => {
-                let region = north.region();
-                let north_rows = rows & region.row_mask();
-                let width = region.cols as u32;
-                let mut cells = subsets(width, north_rows.count_ones());
-                let south_rows = rows & !north_rows;
-                let lower = if avoid == Pattern::default() {
-                    south.row_set(south_rows)?
-                } else {
-                    Held::Borrowed(kept.of(south, (south_rows, avoid), pairs)?)
-                };
-                Source::Tables {
-                    region,
-                    upper: north.row_set(north_rows)?,
-                    lower,
-                    cell: cells.next(),
-                    cells,
-                    all: (1usize << width) - 1,
-                    avoid,
-                    pairs,
+            let source = match self {
+                Halves::Tables { north, south } => {
+                    let region = north.region();
+                    let north_rows = rows & region.row_mask();
+                    let width = region.cols as u32;
+                    let mut cells = subsets(width, north_rows.count_ones());
+                    let south_rows = rows & !north_rows;
+                    let lower = if avoid == Pattern::default() {
+                        south.row_set(south_rows)?
+                    } else {
+                        Held::Borrowed(kept.of(south, (south_rows, avoid), pairs)?)
+                    };
+                    Source::Tables {
+                        region,
+                        upper: north.row_set(north_rows)?,
+                        lower,
+                        cell: cells.next(),
+                        cells,
+                        all: (1usize << width) - 1,
+                        avoid,
+                        pairs,
+                    }
                 }
-            }
-            Halves::Search { .. } => {
-                let west_cols = (1u64 << (n / 2)) - 1;
-                let mut searched = Vec::new();
-                by_search(n, rows, west_cols, avoid, &mut searched)?;
-                Source::Searched(searched)
-            }
-        };
-        Ok(Parts { source, next: 0 })
+                Halves::Search { .. } => {
+                    let west_cols = (1u64 << (n / 2)) - 1;
+                    let mut searched = Vec::new();
+                    by_search(n, rows, west_cols, avoid, &mut searched)?;
+                    Source::Searched(searched)
+                }
+            };
+            Ok(Parts { source, next: 0 })
+        })
     }
 }
 

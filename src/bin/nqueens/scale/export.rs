@@ -4,31 +4,33 @@ use super::report::{ScaleReport, ScaleRow};
 use nqueens::export::SCHEMA_VERSION;
 use serde::Serialize;
 
+/// `header`, then a line of each row.
+fn lines(header: &str, rows: &[ScaleRow], line: impl Fn(&ScaleRow) -> String) -> String {
+    std::iter::once(header.to_string())
+        .chain(rows.iter().map(line))
+        .collect()
+}
+
 /// CSV with a header line.
 pub fn to_csv(rows: &[ScaleRow]) -> String {
-    let mut out = String::from("threads,runs,median_s,min_s,max_s,speedup,efficiency\n");
-    for r in rows {
-        out.push_str(&format!(
-            "{},{},{:.6},{:.6},{:.6},{:.3},{:.3}\n",
-            r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
-        ));
-    }
-    out
+    let header = "threads,runs,median_s,min_s,max_s,speedup,efficiency\n";
+    lines(header, rows, |r| {
+        let (t, n, median, min, max) = (r.threads, r.runs, r.median_s, r.min_s, r.max_s);
+        let (speedup, efficiency) = (r.speedup, r.efficiency);
+        format!("{t},{n},{median:.6},{min:.6},{max:.6},{speedup:.3},{efficiency:.3}\n")
+    })
 }
 
 /// A GitHub-flavoured markdown table.
 pub fn to_markdown(rows: &[ScaleRow]) -> String {
-    let mut out = String::from(
-        "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
-         |--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        out.push_str(&format!(
+    let header = "| threads | runs | median s | min s | max s | speedup | efficiency |\n\
+                  |--:|--:|--:|--:|--:|--:|--:|\n";
+    lines(header, rows, |r| {
+        format!(
             "| {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} |\n",
             r.threads, r.runs, r.median_s, r.min_s, r.max_s, r.speedup, r.efficiency
-        ));
-    }
-    out
+        )
+    })
 }
 
 /// An aligned plain-text table for people.
