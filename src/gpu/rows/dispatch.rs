@@ -221,21 +221,7 @@ impl RowGpu {
             readbacks.push(Some(readback));
         }
         let submitted = device.queue.submit([encoder.finish()]);
-        let (sent, mapped) = mpsc::channel();
-        for (kind, readback) in readbacks.iter().enumerate() {
-            if let Some(readback) = readback {
-                let sent = sent.clone();
-                readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = sent.send((kind, r));
-                });
-            }
-        }
-        Ok(Flight {
-            submitted,
-            readbacks,
-            mapped,
-            drop_at,
-        })
+        Ok(Flight::new(submitted, readbacks, drop_at))
     }
 }
 
@@ -266,6 +252,30 @@ pub struct Flight {
 }
 
 impl Flight {
+    /// The dispatch `submitted`, its results mapped into `readbacks` (one a kind, where it
+    /// has items) as they come.
+    fn new(
+        submitted: wgpu::SubmissionIndex,
+        readbacks: Vec<Option<wgpu::Buffer>>,
+        drop_at: u32,
+    ) -> Flight {
+        let (sent, mapped) = mpsc::channel();
+        for (kind, readback) in readbacks.iter().enumerate() {
+            if let Some(readback) = readback {
+                let sent = sent.clone();
+                readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sent.send((kind, r));
+                });
+            }
+        }
+        Flight {
+            submitted,
+            readbacks,
+            mapped,
+            drop_at,
+        }
+    }
+
     /// Waits for the dispatch and gives each item's count, per kind, in the order of the
     /// batch.
     pub fn wait(self, device: &Device) -> Result<[Vec<ItemCount>; 2], Error> {
