@@ -20,12 +20,9 @@
 const BLOCK: u32 = 256u;
 
 @compute @workgroup_size(BLOCK)
-fn main(
-    @builtin(local_invocation_index) t: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    for (var b = group.x; b < params.blocks; b += groups.x) {
+fn main(lane: BlockLane) {
+    let t = lane.t;
+    for (var b = lane.group.x; b < params.blocks; b += lane.groups.x) {
         let block = blocks[2u * b];
         let sieve = blocks[2u * b + 1u];
         if t < block.z {

@@ -23,17 +23,11 @@ const HINT_EVERY: u32 = {HINT_EVERY}u;
 // The cell of candidate `i` among the `count` cells from `first` on: the last whose first
 // candidate is at most `i`.
 fn cell_of(i: u32, first: u32, count: u32) -> u32 {
-    var low = first;
-    var high = first + count;
-    while high - low > 1u {
-        let middle = (low + high) / 2u;
-        if cells[CELL_WORDS * middle] <= i {
-            low = middle;
-        } else {
-            high = middle;
-        }
+    var range = vec2(first, first + count);
+    while range.y - range.x > 1u {
+        range = narrowed(range, cells[CELL_WORDS * middle_of(range)] <= i);
     }
-    return low;
+    return range.x;
 }
 
 @compute @workgroup_size(WG)

@@ -66,17 +66,11 @@ fn sieve_of(i: u32) -> u32 {
 
 // The last sieve from `first` on and before `end` whose first pattern is at most `i`.
 fn sieve_within(i: u32, first: u32, end: u32) -> u32 {
-    var low = first;
-    var high = end;
-    while high - low > 1u {
-        let middle = (low + high) / 2u;
-        if signing[SIGN_WORDS * middle] <= i {
-            low = middle;
-        } else {
-            high = middle;
-        }
+    var range = vec2(first, end);
+    while range.y - range.x > 1u {
+        range = narrowed(range, signing[SIGN_WORDS * middle_of(range)] <= i);
     }
-    return low;
+    return range.x;
 }
 
 // Writes pattern `i` (its diagonals `main` and `anti`) of the sieve whose record starts at

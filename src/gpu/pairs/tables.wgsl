@@ -29,12 +29,9 @@ const_assert ENTRIES * ENTRY_WORDS == BLOCK;
 var<workgroup> slices: array<atomic<u32>, MOST_BITS * ENTRY_WORDS>;
 
 @compute @workgroup_size(BLOCK)
-fn main(
-    @builtin(local_invocation_index) t: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    for (var b = group.x; b < params.blocks; b += groups.x) {
+fn main(lane: BlockLane) {
+    let t = lane.t;
+    for (var b = lane.group.x; b < params.blocks; b += lane.groups.x) {
         let block = blocks[2u * b];
         let count = block.z;
         let per = block.w & 0xFFu;
