@@ -89,7 +89,7 @@ impl RunRequest {
         let stop = hooks.cancel.unwrap_or(&never);
         let started = Instant::now();
         let on_cpu = RunRequest {
-            options: crate::CountOptions {
+            options: crate::options::CountOptions {
                 device: DeviceChoice::Cpu,
                 gpus: None,
                 ..self.options.clone()
