@@ -101,7 +101,7 @@ impl<P: Stored> Table<P> {
 
 impl Halves {
     /// Both tables, where both are whole: what a device holds to join halves from
-    /// ([`Joinable`]).
+    /// ([`Joinable`](crate::quadrant::cells::Joinable)).
     pub(super) fn quarters(&self) -> Option<Quarters<'_>> {
         match self {
             Halves::Tables {

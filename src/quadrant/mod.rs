@@ -418,7 +418,7 @@ impl Layout {
         by_rows::search(self.n, self.unit(id), kernel, stop)
     }
 
-    /// [`Layout::count_unit_by_rows`] for each of `ids` on `workers`, in the order of
+    /// `Layout::count_unit_by_rows` for each of `ids` on `workers`, in the order of
     /// `ids`, each unit's search split over the workers ([`by_rows`]).
     pub(crate) fn recount_by_rows(
         &self,

@@ -1,6 +1,6 @@
 //! Records the host and the shaders share: each a `#[repr(C)]` struct of 32-bit words with
 //! its WGSL declaration beside it (each backend's `wire.rs`), given to the shaders that
-//! read it; a test holds the two layouts against each other ([`wgsl_layout`] and
+//! read it; a test holds the two layouts against each other (`wgsl_layout` and
 //! `rust_layout!`).
 
 use bytemuck::Pod;

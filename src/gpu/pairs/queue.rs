@@ -170,7 +170,8 @@ struct Slot {
     /// Where each pattern of the other side came, where the GPU groups them ([`Making`]);
     /// a word the pair kernel binds and does not read elsewhere.
     origin: wgpu::Buffer,
-    /// Its batch's passes timed, where they are ([`Device::pass_clock`]).
+    /// Its batch's passes timed, where they are
+    /// ([`pass_clock`](crate::gpu::device::Device::pass_clock)).
     times: Option<PassTimes>,
 }
 

@@ -21,7 +21,7 @@ pub(crate) fn slice(sieve: &mut Sieve, patterns: &[Pattern]) -> Result<(), TryRe
     sieve.slice(patterns, |rows| unsafe { transpose64_gfni(rows) })
 }
 
-/// [`Sieve::slice_words`] compiled as [`slice`] is.
+/// [`Sieve::slice_words`] compiled as [`slice()`] is.
 #[target_feature(enable = "avx2,bmi2,popcnt,avx512f,avx512bw,avx512vbmi,gfni")]
 pub(crate) fn slice_words(sieve: &mut Sieve, dense: &DenseWords) -> Result<(), TryReserveError> {
     // SAFETY: compiled for them.
