@@ -70,8 +70,10 @@ fn chosen(indices: Option<&[usize]>, allow_software: bool) -> Result<Vec<usize>,
     let real: Vec<usize> = (known.iter().filter(|a| !a.software))
         .map(|a| a.index)
         .collect();
+    if !real.is_empty() {
+        return Ok(real);
+    }
     match known.iter().find(|a| a.software) {
-        _ if !real.is_empty() => Ok(real),
         Some(soft) if allow_software => Ok(vec![soft.index]),
         Some(soft) => Err(Error::Failed(format!(
             "no usable GPU: the only adapter is {}, which runs on the CPU",

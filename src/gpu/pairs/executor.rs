@@ -148,7 +148,6 @@ struct Sent {
 struct Feed<'a> {
     shared: &'a Shared<'a>,
     device: &'a dyn PairCounter,
-    gpu: &'a PairGpu,
     batch: RefCell<PairBatch>,
     queue: RefCell<PairQueue<'a, Sent>>,
     next_ticket: Cell<u64>,
@@ -175,7 +174,7 @@ impl PairDevice for Feed<'_> {
         if shared.dropped.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let limit = self.gpu.device.buffer_limit;
+        let limit = self.gpu().device.buffer_limit;
         let cells = work.signing.as_ref().and_then(|s| s.cells());
         let quarters = cells.map_or([0, 0], |c| c.quarters().bytes());
         if PairBatch::default().largest_with(work) > limit || quarters.iter().any(|&b| b > limit) {
@@ -217,7 +216,7 @@ impl PairDevice for Feed<'_> {
             let written = time(Stage::Upload, || {
                 self.queue.borrow_mut().write(&batch, work)
             });
-            written.map_err(|e| self.gpu.failure(e))?;
+            written.map_err(|e| self.gpu().failure(e))?;
             time(Stage::Batch, || batch.push(work, ticket));
             batch.reckoned >= BATCH_LANES * PAIR_LANES
         };
@@ -229,15 +228,18 @@ impl PairDevice for Feed<'_> {
 }
 
 impl<'a> Feed<'a> {
+    /// The device this thread's batches go to.
+    fn gpu(&self) -> &'a PairGpu {
+        self.device.pair_gpu()
+    }
+
     fn new(shared: &'a Shared<'a>, gpu: usize) -> Feed<'a> {
         let device = &*shared.gpus[gpu];
-        let gpu = device.pair_gpu();
         Feed {
             shared,
             device,
-            gpu,
             batch: RefCell::new(PairBatch::new(spot_every(BATCH_LANES * PAIR_LANES))),
-            queue: RefCell::new(gpu.queue()),
+            queue: RefCell::new(device.pair_gpu().queue()),
             next_ticket: Cell::new(0),
             counted: RefCell::default(),
             last_bytes: Cell::new([0, 0]),
@@ -273,7 +275,7 @@ impl<'a> Feed<'a> {
             .patterns
             .fetch_add((batch.len() - batch.joined_slots) as u64, Ordering::Relaxed);
         let sending = time(Stage::Send, || self.queue.borrow_mut().send(&batch, sent));
-        sending.map_err(|e| self.gpu.failure(e))?;
+        sending.map_err(|e| self.gpu().failure(e))?;
         batch.clear();
         Ok(())
     }
@@ -288,7 +290,7 @@ impl<'a> Feed<'a> {
     fn receive_untimed(&self, wait: bool) -> Result<bool, Error> {
         let mut queue = self.queue.borrow_mut();
         let received = queue.receive(wait);
-        let received = received.map_err(|e| self.gpu.failure(e.into()))?;
+        let received = received.map_err(|e| self.gpu().failure(e.into()))?;
         let Some((sent, sums)) = received else {
             return Ok(false);
         };
@@ -350,7 +352,7 @@ impl<'a> Feed<'a> {
             let sent = self.shared.dispatches.load(Ordering::Relaxed);
             let what = format!("a spot check ({what}; {sent} batches sent)");
             let recounted = "the units of its batch and the rest were";
-            lock(self.shared.notes).push(dropped(&self.gpu.device, &what, recounted));
+            lock(self.shared.notes).push(dropped(&self.gpu().device, &what, recounted));
         }
     }
 

@@ -149,7 +149,6 @@ impl Executor for WithGpu {
                 .map(|(rows, device)| {
                     let feeder = Feeder {
                         device: &**device,
-                        gpu: device.row_gpu(),
                         plan: job.plan,
                         rows,
                         accel: &accel,
@@ -256,7 +255,6 @@ impl WithGpu {
 /// and the feeder thread goes on counting the list's subtasks on the CPU.
 struct Feeder<'a> {
     device: &'a dyn RowCounter,
-    gpu: &'a RowGpu,
     plan: &'a Plan,
     rows: &'a Rows,
     accel: &'a [usize],
@@ -289,12 +287,18 @@ impl Batch {
 }
 
 impl<'a> Feeder<'a> {
+    /// The device this feeder counts on, with its kernels.
+    fn gpu(&self) -> &'a RowGpu {
+        self.device.row_gpu()
+    }
+
     fn run(&self) -> Result<Fed, Error> {
-        let frames = self.gpu.frames(self.rows)?;
+        let frames = self.gpu().frames(self.rows)?;
         let mut fed = Fed::default();
         let mut ledger = Ledger::default();
         let mut cutting: Option<(u32, Kind, Cut<'a>)> = None;
-        let (mut target, fewest) = dispatch_sizes(self.gpu.device.is_software(), self.gpu.lanes());
+        let (mut target, fewest) =
+            dispatch_sizes(self.gpu().device.is_software(), self.gpu().lanes());
         let mut in_flight: Option<(Flight, Batch, Instant)> = None;
         let mut last_back = Instant::now();
         // subtasks counted and not yet vouched for by a passing spot check
@@ -309,9 +313,9 @@ impl<'a> Feeder<'a> {
                 0 => None,
                 _ => {
                     let items = [batch.items[0].as_slice(), batch.items[1].as_slice()];
-                    let flight = self
-                        .gpu
-                        .launch(self.rows.n(), &frames, items, self.drop_at, 1)?;
+                    let flight =
+                        self.gpu()
+                            .launch(self.rows.n(), &frames, items, self.drop_at, 1)?;
                     Some((flight, batch, Instant::now()))
                 }
             };
@@ -381,7 +385,7 @@ impl<'a> Feeder<'a> {
             "the {} subtasks it held or counted since its last passing check were",
             redone.len()
         );
-        fed.dropped = Some(dropped(&self.gpu.device, &what, &recounted));
+        fed.dropped = Some(dropped(&self.gpu().device, &what, &recounted));
         let rest = std::iter::from_fn(|| self.list.take_front().map(|k| self.accel[k]));
         for id in redone.into_iter().chain(rest) {
             match crate::subtask::count(
@@ -420,7 +424,7 @@ impl<'a> Feeder<'a> {
                     let id = self.accel[k];
                     let kind = kind_of(self.rows, id, self.unique).expect("a GPU subtask");
                     let slot = ledger.open(id);
-                    let cut = Cut::new(self.rows, id, kind, self.gpu.item_rows(kind));
+                    let cut = Cut::new(self.rows, id, kind, self.gpu().item_rows(kind));
                     cutting.insert((slot, kind, cut))
                 }
             };
@@ -575,7 +579,8 @@ mod tests {
     }
 
     fn real(gpus: &[RowGpu]) -> Vec<Arc<dyn RowCounter>> {
-        Fake::on(gpus, None, None)
+        let real = |gpu: &RowGpu| Arc::new(gpu.clone()) as Arc<dyn RowCounter>;
+        gpus.iter().map(real).collect()
     }
 
     /// Every subtask of `plan`, by id, on `executor`, and what the executor reported.
