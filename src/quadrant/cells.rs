@@ -215,6 +215,7 @@ impl<'a> Joinable<'a> {
     }
 
     /// How far a north placement's main and anti-diagonal words move up when unpacked.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub fn unpack_shifts(&self) -> (u32, u32) {
         let (main, anti) = self.quarters.north.region().lowest_diagonals();
         (main as u32, anti as u32)
@@ -245,6 +246,7 @@ impl<'a> Joinable<'a> {
     }
 
     /// The cells' records, each [`CELL_WORDS`] words ([`Joinable::cell_words`]).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub fn cell_records(&self) -> usize {
         self.cells.len()
     }

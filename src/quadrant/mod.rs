@@ -46,9 +46,9 @@ pub(crate) use sieve::PairDevice;
 #[cfg(feature = "gpu")]
 pub(crate) use cells::{Quarters, CELL_WORDS};
 #[cfg(feature = "gpu")]
-pub(crate) use sieve::{Made, PairWork, Upload, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES};
+pub(crate) use sieve::{Made, PairWork, Upload, DENSE_WORDS, ENTRY_BYTES};
 #[cfg(feature = "gpu")]
-pub(crate) use sieve::{NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS};
+pub(crate) use sieve::{Signing, NARROW_WORDS, RAW_WORDS, SUBSET_BITS};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

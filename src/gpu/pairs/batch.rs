@@ -9,11 +9,9 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use super::wire::ReachAt;
+use super::wire::{halves, ReachAt, SignRecord, WordBlock};
 use crate::gpu::device::wire;
-use crate::quadrant::{
-    PairWork, BLOCK_WORDS, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS, SIGN_WORDS,
-};
+use crate::quadrant::{PairWork, Signing, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
 use crate::stages::{self, time, Stage, Tally};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -107,11 +105,8 @@ pub struct PairBatch {
     pub table_bytes: u64,
     /// Bytes of the sieves' tables or words (what the GPU takes), one after another.
     pub upload_bytes: u64,
-    /// For each block of words, where they (before and after grouping) and its tables
-    /// start, its patterns, its words a pattern, lookups and pivots, and where its sieve's
-    /// words and cursors start ([`PairWork::word_blocks`], moved past the earlier sieves'):
-    /// what the GPU groups the words and makes the tables by.
-    pub blocks: Vec<u32>,
+    /// Each block of words the GPU groups and makes tables of.
+    pub blocks: Vec<WordBlock>,
     /// Each sieve of words' cursors ([`PairWork::cursors`]), one after another.
     pub cursors: Vec<u32>,
     /// Where the GPU groups the other side (a sieve of words): for each signature of the
@@ -130,10 +125,10 @@ pub struct PairBatch {
     /// ([`PairQueue::write`](super::queue::PairQueue::write)), at [`PairBatch::signature_base`].
     pub pattern_data: usize,
     pub pattern_words: usize,
-    /// Where the GPU signs the other side ([`RAW_WORDS`] a pattern): each sieve's record
-    /// (`Signing::record`), the signature in the batch
-    /// of each value of its pivots' gathered bits, and each signature's covered patterns.
-    pub signing: Vec<u32>,
+    /// Where the GPU signs the other side ([`RAW_WORDS`] a pattern): each sieve's record,
+    /// the signature in the batch of each value of its pivots' gathered bits, and each
+    /// signature's covered patterns.
+    pub signing: Vec<SignRecord>,
     pub gathered: Vec<u32>,
     pub covered: Vec<u32>,
     /// Where the GPU joins the other side: each sieve's cells ([`CELL_WORDS`] each), their
@@ -278,12 +273,18 @@ impl PairBatch {
     /// ([`PairQueue::write`](super::queue::PairQueue::write), before).
     pub fn push(&mut self, work: &PairWork, ticket: u64) {
         let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
-        let bases = (
-            (self.upload_bytes / 4) as u32,
-            entry_base,
-            self.cursors.len() as u32,
-        );
-        self.blocks.extend(work.word_blocks(bases).flatten());
+        let (sieve_words_at, cursors_at) = ((self.upload_bytes / 4) as u32, self.cursors.len());
+        self.blocks
+            .extend(work.word_blocks().map(|block| WordBlock {
+                words_at: sieve_words_at + block.words_from as u32,
+                first_entry: entry_base + block.first_entry as u32,
+                patterns: block.patterns as u32,
+                per_pattern: block.per_pattern as u32,
+                lookups: work.lookups,
+                pivots: block.pivots as u32,
+                sieve_words_at,
+                cursors_at: cursors_at as u32,
+            }));
         self.cursors.extend_from_slice(work.cursors());
         self.table_bytes += work.table_bytes();
         self.upload_bytes += work.upload_bytes();
@@ -308,9 +309,15 @@ impl PairBatch {
         if let Some(signing) = &work.signing {
             let base = self.signature_base() - work.heads.len() as u32;
             let cells_at = (self.cells.len() / CELL_WORDS) as u32;
-            let at = (first as u32, base, self.gathered.len() as u32);
             let sent_at = (self.pattern_data / RAW_WORDS) as u32;
-            self.signing.extend(signing.record(at, (cells_at, sent_at)));
+            let at = [
+                first as u32,
+                base,
+                self.gathered.len() as u32,
+                cells_at,
+                sent_at,
+            ];
+            self.signing.push(sign_record(signing, at));
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
             let hinted = multiples_of(HINT_EVERY, first..first + work.len());
@@ -460,8 +467,8 @@ impl PairBatch {
         let lists: [&[u32]; 7] = [
             &self.reach,
             wire::words(&self.reach_at),
-            &self.blocks,
-            &self.signing,
+            wire::words(&self.blocks),
+            wire::words(&self.signing),
             &self.gathered,
             &self.covered,
             &self.cells,
@@ -487,8 +494,8 @@ impl PairBatch {
             self.pattern_data + cells.map_or(work.len() * work.pattern_words, |_| 0),
             self.reach.len() + work.reach.len(),
             wire::words_of::<ReachAt>() * (self.reach_at.len() + work.reach_at.len()),
-            self.blocks.len() + BLOCK_WORDS * work.word_blocks((0, 0, 0)).len(),
-            self.signing.len() + signing.map_or(0, |_| SIGN_WORDS),
+            wire::words_of::<WordBlock>() * (self.blocks.len() + work.word_blocks().len()),
+            wire::words_of::<SignRecord>() * (self.signing.len() + usize::from(signing.is_some())),
             self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),
             self.covered.len() + signing.map_or(0, |s| s.covered.len()),
             self.cells.len()
@@ -502,11 +509,6 @@ impl PairBatch {
     /// Words the GPU writes of what it counted ([`Sums`]).
     pub fn sum_words(&self) -> usize {
         SUM_WORDS * self.sieves.len() + self.len().div_ceil(self.spot_every())
-    }
-
-    /// Blocks of words the GPU makes tables of.
-    pub fn word_blocks(&self) -> usize {
-        self.blocks.len() / BLOCK_WORDS
     }
 
     /// The largest buffer the batch would bind with `work` added, in bytes.
@@ -544,6 +546,33 @@ impl PairBatch {
         self.sieves.clear();
         self.checks.clear();
         self.lookups = 0;
+    }
+}
+
+/// `signing`'s record in a batch: its first pattern, signature, gathered values' signatures,
+/// cells and patterns sent at `[first, signature_base, gathered_at, cells_at, sent_at]`.
+fn sign_record(signing: &Signing, at: [u32; 5]) -> SignRecord {
+    let [first, signature_base, gathered_at, cells_at, sent_at] = at;
+    let [(rest, rest_mains), (pivots, pivot_mains)] = signing.gathers();
+    let cells = signing.cells();
+    let (north_main_shift, north_anti_shift) = cells.map_or((0, 0), |c| c.unpack_shifts());
+    SignRecord {
+        first,
+        signature_base,
+        gathered_at,
+        signatures: signing.covered.len() as u32,
+        rest_main: halves(rest.main),
+        rest_anti: halves(rest.anti),
+        pivots_main: halves(pivots.main),
+        pivots_anti: halves(pivots.anti),
+        rest_mains,
+        pivot_mains,
+        cells_at,
+        cells: cells.map_or(0, |c| c.cell_records() as u32),
+        north_main_shift,
+        north_anti_shift,
+        sent_at,
+        padding: 0,
     }
 }
 

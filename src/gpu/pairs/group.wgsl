@@ -11,9 +11,7 @@
 @group(0) @binding(1) var<storage, read> words: array<u32>;
 // the same words grouped, each sieve's where its words came
 @group(0) @binding(2) var<storage, read_write> grouped: array<u32>;
-// two for each block: where its words start, its first entry in the tables, its patterns,
-// and `per` | lookups << 8 | pivots << 16; where its sieve's words and cursors start
-@group(0) @binding(3) var<storage, read> blocks: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> blocks: array<WordBlock>;
 // each sieve's next place for each value of its pivots' bits
 @group(0) @binding(4) var<storage, read_write> cursors: array<atomic<u32>>;
 
@@ -23,14 +21,12 @@ const BLOCK: u32 = 256u;
 fn main(lane: BlockLane) {
     let t = lane.t;
     for (var b = lane.group.x; b < params.blocks; b += lane.groups.x) {
-        let block = blocks[2u * b];
-        let sieve = blocks[2u * b + 1u];
-        if t < block.z {
-            let per = block.w & 0xFFu;
-            let pivots = block.w >> 16u;
-            let first = block.x + t * per;
-            let value = words[first] & ((1u << pivots) - 1u);
-            let to = sieve.x + per * atomicAdd(&cursors[sieve.y + value], 1u);
+        let block = blocks[b];
+        if t < block.patterns {
+            let per = block.per_pattern;
+            let first = block.words_at + t * per;
+            let value = words[first] & ((1u << block.pivots) - 1u);
+            let to = block.sieve_words_at + per * atomicAdd(&cursors[block.cursors_at + value], 1u);
             for (var w = 0u; w < per; w++) {
                 grouped[to + w] = words[first + w];
             }

@@ -41,20 +41,20 @@ fn main(
         let hint = params.hints_at + 2u * (i / HINT_EVERY);
         let hinted = cells[hint];
         var sieve = hinted;
-        if sieve + 1u < params.sieves && signing[SIGN_WORDS * (sieve + 1u)] <= i {
+        if sieve + 1u < params.sieves && signing[sieve + 1u].first <= i {
             sieve = sieve_within(i, sieve + 1u, params.sieves);
         }
-        let r = SIGN_WORDS * sieve;
-        if signing[r + 15u] == 0u {
+        let r = signing[sieve];
+        if r.cells == 0u {
             // a sieve whose patterns were sent (sign.wgsl)
             continue;
         }
         // the cell: the hint's (or where a sieve starts past it, its first), else one of
         // the next few, as a cell holds a candidate at least
         let here = sieve == hinted;
-        let start = select(signing[r + 14u], cells[hint + 1u], here);
-        let base = select(signing[r], i - i % HINT_EVERY, here);
-        let end = min(signing[r + 14u] + signing[r + 15u], start + 1u + i - base);
+        let start = select(r.cells_at, cells[hint + 1u], here);
+        let base = select(r.first, i - i % HINT_EVERY, here);
+        let end = min(r.cells_at + r.cells, start + 1u + i - base);
         var cell = start;
         if cell + 1u < end && cells[CELL_WORDS * (cell + 1u)] <= i {
             cell = cell_of(i, cell + 1u, end - cell - 1u);
@@ -64,8 +64,8 @@ fn main(
         let lower_len = cells[c + 3u];
         let up = 2u * cells[cells[c + 1u] + local / lower_len];
         let low = 4u * cells[cells[c + 2u] + local % lower_len];
-        let up_main = u64(north[up]) << signing[r + 16u];
-        let up_anti = u64(north[up + 1u]) << signing[r + 17u];
+        let up_main = u64(north[up]) << r.north_main_shift;
+        let up_anti = u64(north[up + 1u]) << r.north_anti_shift;
         let low_main = u64(south[low]) | (u64(south[low + 1u]) << 32u);
         let low_anti = u64(south[low + 2u]) | (u64(south[low + 3u]) << 32u);
         let main = up_main | low_main;

@@ -4,7 +4,7 @@
 use super::wire;
 use crate::gpu::device::kernel::Kernel;
 use crate::gpu::pairs::batch::{HINT_EVERY, SUM_WORDS};
-use crate::quadrant::{CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SIGN_WORDS, SUBSET_BITS};
+use crate::quadrant::{CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SUBSET_BITS};
 
 /// Buckets a workgroup of `workgroup` lanes gathers its adds to one word in (`tally.wgsl`):
 /// one a lane; in the crate's tests 4, so that signatures of one workgroup often share one
@@ -20,10 +20,11 @@ fn tally_buckets(workgroup: usize) -> usize {
 /// `source`, a shader of the pair count, after the parameters and records all take, its
 /// constants filled in.
 fn shader(source: &str, workgroup: usize) -> String {
-    let records = [wire::PAIR_PARAMS_WGSL, wire::REACH_AT_WGSL];
     [
-        records[0],
-        records[1],
+        wire::PAIR_PARAMS_WGSL,
+        wire::REACH_AT_WGSL,
+        wire::WORD_BLOCK_WGSL,
+        wire::SIGN_RECORD_WGSL,
         include_str!("pair_params.wgsl"),
         source,
     ]
@@ -33,7 +34,6 @@ fn shader(source: &str, workgroup: usize) -> String {
     .replace("{NARROW_WORDS}", &NARROW_WORDS.to_string())
     .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
     .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
-    .replace("{SIGN_WORDS}", &SIGN_WORDS.to_string())
     .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
     .replace("{HINT_EVERY}", &HINT_EVERY.to_string())
     .replace("{CELL_WORDS}", &CELL_WORDS.to_string())

@@ -8,7 +8,7 @@
 // the others are counted under no signature), which are nodes of the unit.
 
 // (`params`: pair_params.wgsl)
-@group(0) @binding(1) var<storage, read> signing: array<u32>;
+@group(0) @binding(1) var<storage, read> signing: array<SignRecord>;
 @group(0) @binding(2) var<storage, read> counts: array<u32>;
 // for each signature of the batch, the stored patterns of the blocks it reaches
 @group(0) @binding(3) var<storage, read> covered: array<u32>;
@@ -19,7 +19,6 @@
 @group(0) @binding(5) var<storage, read_write> sums: array<u32>;
 
 const WG: u32 = {WG}u;
-const SIGN_WORDS: u32 = {SIGN_WORDS}u;
 const SUM_WORDS: u32 = {SUM_WORDS}u;
 
 @compute @workgroup_size(WG)
@@ -28,18 +27,17 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var k = gid.x; k < params.sieves; k += groups.x * WG) {
-        let r = SIGN_WORDS * k;
-        var at = signing[r];
-        let base = signing[r + 1u];
-        let end = base + signing[r + 13u];
+        let r = signing[k];
+        var at = r.first;
+        let end = r.signature_base + r.signatures;
         var visited = 0lu;
-        for (var s = base; s < end; s++) {
+        for (var s = r.signature_base; s < end; s++) {
             cursors[s] = at;
             at += counts[s];
             visited += u64(counts[s]) * u64(covered[s]);
         }
         sums[SUM_WORDS * k + 3u] = u32(visited);
         sums[SUM_WORDS * k + 4u] = u32(visited >> 32u);
-        sums[SUM_WORDS * k + 5u] = at - signing[r];
+        sums[SUM_WORDS * k + 5u] = at - r.first;
     }
 }

@@ -467,7 +467,7 @@ impl Slot {
     /// blocks and the pair pass's workgroups.
     fn write_params(&self, gpu: &Device, batch: &PairBatch) -> (usize, usize) {
         let patterns = batch.len();
-        let blocks = batch.word_blocks();
+        let blocks = batch.blocks.len();
         let params = PairParams {
             patterns: patterns as u32,
             lookups: batch.lookups,
@@ -823,8 +823,8 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
         let lists: [(usize, &[u32]); 8] = [
             (at(&parts.reach), &batch.reach),
             (at(&parts.reach_at), wire::words(&batch.reach_at)),
-            (at(&parts.blocks), &batch.blocks),
-            (at(&parts.signing), &batch.signing),
+            (at(&parts.blocks), wire::words(&batch.blocks)),
+            (at(&parts.signing), wire::words(&batch.signing)),
             (at(&parts.gathered), &batch.gathered),
             (at(&parts.covered), &batch.covered),
             (at(&parts.cells), &batch.cells),

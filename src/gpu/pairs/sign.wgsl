@@ -9,12 +9,12 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var i = gid.x; i < params.patterns; i += groups.x * WG) {
-        let r = SIGN_WORDS * sieve_of(i);
-        if signing[r + 15u] != 0u {
+        let r = signing[sieve_of(i)];
+        if r.cells != 0u {
             // a sieve joined here (join.wgsl)
             continue;
         }
-        let at = RAW_WORDS * (signing[r + 18u] + i - signing[r]);
+        let at = RAW_WORDS * (r.sent_at + i - r.first);
         let main = u64(raw[at]) | (u64(raw[at + 1u]) << 32u);
         let anti = u64(raw[at + 2u]) | (u64(raw[at + 3u]) << 32u);
         sign(i, r, main, anti);

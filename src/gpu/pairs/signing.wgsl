@@ -11,19 +11,12 @@
 // each pattern's narrow words: its bits past the pivots (low word, high word), its
 // signature in the batch
 @group(0) @binding(2) var<storage, read_write> signed: array<u32>;
-// each sieve's record (SIGN_WORDS words): its first pattern and signature in the batch,
-// the rest's masks and main diagonals, the pivots' masks and main diagonals, where its
-// gathered values' signatures start in `gathered`, its signatures; where it is joined
-// here, where its cells start and how many (none: its patterns were sent) and how far a
-// north placement's words move up when unpacked; where its patterns were sent, where they
-// start in them
-@group(0) @binding(3) var<storage, read> signing: array<u32>;
+@group(0) @binding(3) var<storage, read> signing: array<SignRecord>;
 @group(0) @binding(4) var<storage, read> gathered: array<u32>;
 // the patterns of each signature of the batch (zeroed before the pass)
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
 
 const WG: u32 = {WG}u;
-const SIGN_WORDS: u32 = {SIGN_WORDS}u;
 const RAW_WORDS: u32 = {RAW_WORDS}u;
 const NARROW_WORDS: u32 = {NARROW_WORDS}u;
 
@@ -55,8 +48,8 @@ fn trailing_zeros(x: u64) -> u32 {
     return 32u + countTrailingZeros(u32(x >> 32u));
 }
 
-fn word_at(at: u32) -> u64 {
-    return u64(signing[at]) | (u64(signing[at + 1u]) << 32u);
+fn word_of(halves: vec2<u32>) -> u64 {
+    return u64(halves.x) | (u64(halves.y) << 32u);
 }
 
 // The sieve whose patterns hold pattern `i`: the last whose first is at most `i`.
@@ -68,21 +61,21 @@ fn sieve_of(i: u32) -> u32 {
 fn sieve_within(i: u32, first: u32, end: u32) -> u32 {
     var range = vec2(first, end);
     while range.y - range.x > 1u {
-        range = narrowed(range, signing[SIGN_WORDS * middle_of(range)] <= i);
+        range = narrowed(range, signing[middle_of(range)].first <= i);
     }
     return range.x;
 }
 
-// Writes pattern `i` (its diagonals `main` and `anti`) of the sieve whose record starts at
-// `r` signed, and counts its signature.
-fn sign(i: u32, r: u32, main: u64, anti: u64) {
+// Writes pattern `i` (its diagonals `main` and `anti`) of sieve `r` signed, and counts its
+// signature.
+fn sign(i: u32, r: SignRecord, main: u64, anti: u64) {
     // (a mask of 64 main diagonals leaves no anti-diagonal: a shift by 64 then
     // shifts 0)
-    let rest_anti = extract(anti, word_at(r + 4u)) << signing[r + 6u];
-    let rest = extract(main, word_at(r + 2u)) | rest_anti;
-    let pivots_anti = extract(anti, word_at(r + 9u)) << signing[r + 11u];
-    let pivots = extract(main, word_at(r + 7u)) | pivots_anti;
-    let signature = gathered[signing[r + 12u] + u32(pivots)];
+    let rest_anti = extract(anti, word_of(r.rest_anti)) << r.rest_mains;
+    let rest = extract(main, word_of(r.rest_main)) | rest_anti;
+    let pivots_anti = extract(anti, word_of(r.pivots_anti)) << r.pivot_mains;
+    let pivots = extract(main, word_of(r.pivots_main)) | pivots_anti;
+    let signature = gathered[r.gathered_at + u32(pivots)];
     write_signed(i, rest, signature);
 }
 

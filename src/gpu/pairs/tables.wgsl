@@ -12,9 +12,7 @@
 @group(0) @binding(1) var<storage, read> words: array<u32>;
 // lookup `l`'s entry `s` of a block: tables[ENTRY_WORDS (first + ENTRIES l + s)..][..ENTRY_WORDS]
 @group(0) @binding(2) var<storage, read_write> tables: array<u32>;
-// two for each block (group.wgsl's): where its patterns' words start, its first entry in
-// the tables, its patterns, and `per` | lookups << 8 | pivots << 16; then its sieve's
-@group(0) @binding(3) var<storage, read> blocks: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> blocks: array<WordBlock>;
 
 const BLOCK: u32 = 256u;
 const ENTRY_WORDS: u32 = 8u;
@@ -32,16 +30,15 @@ var<workgroup> slices: array<atomic<u32>, MOST_BITS * ENTRY_WORDS>;
 fn main(lane: BlockLane) {
     let t = lane.t;
     for (var b = lane.group.x; b < params.blocks; b += lane.groups.x) {
-        let block = blocks[2u * b];
-        let count = block.z;
-        let per = block.w & 0xFFu;
-        let lookups = (block.w >> 8u) & 0xFFu;
+        let block = blocks[b];
+        let per = block.per_pattern;
+        let lookups = block.lookups;
         for (var i = t; i < lookups * SUBSET_BITS * ENTRY_WORDS; i += BLOCK) {
             atomicStore(&slices[i], 0u);
         }
         workgroupBarrier();
-        if t < count {
-            let at = block.x + t * per;
+        if t < block.patterns {
+            let at = block.words_at + t * per;
             let word = t / 32u;
             let bit = 1u << (t % 32u);
             for (var w = 0u; w < per; w++) {
@@ -66,7 +63,7 @@ fn main(lane: BlockLane) {
             entry |= select(0u, atomicLoad(&slices[at + 2u * ENTRY_WORDS]), (s & 4u) != 0u);
             entry |= select(0u, atomicLoad(&slices[at + 3u * ENTRY_WORDS]), (s & 8u) != 0u);
             entry |= select(0u, atomicLoad(&slices[at + 4u * ENTRY_WORDS]), (s & 16u) != 0u);
-            tables[ENTRY_WORDS * (block.y + ENTRIES * l + s) + w] = entry;
+            tables[ENTRY_WORDS * (block.first_entry + ENTRIES * l + s) + w] = entry;
         }
         // (the next block clears the slices only once every invocation has read them)
         workgroupBarrier();

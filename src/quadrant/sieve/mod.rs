@@ -48,9 +48,7 @@ pub use offload::{Counted, OtherSide, PairDevice};
 #[cfg(any(feature = "gpu", test))]
 pub use offload::PairWork;
 #[cfg(feature = "gpu")]
-pub use offload::{Upload, BLOCK_WORDS, DENSE_WORDS, ENTRY_BYTES, SUBSET_BITS};
-#[cfg(feature = "gpu")]
-pub use offload::{RAW_WORDS, SIGN_WORDS};
+pub use offload::{Signing, Upload, DENSE_WORDS, ENTRY_BYTES, RAW_WORDS, SUBSET_BITS};
 
 use super::pair_kernel::PairKernel;
 use super::pattern::{for_each_bit, Pattern, Shift};

@@ -37,13 +37,6 @@ pub const WIDE_WORDS: usize = DENSE_WORDS + 1;
 /// each low half first.
 pub const RAW_WORDS: usize = 4;
 
-/// Words of a sieve's record where the device signs its other side ([`Signing::record`]).
-pub const SIGN_WORDS: usize = 20;
-
-/// Words of a block's record where the device groups and transposes words
-/// ([`PairWork::word_blocks`]).
-pub const BLOCK_WORDS: usize = 8;
-
 /// Where a signature's head ([`PairWork::heads`]) puts the bit the rest's start at.
 const REST_AT: u32 = 16;
 
@@ -65,6 +58,17 @@ enum StoredSide<'a> {
         cursors: &'a [u32],
         pivots: usize,
     },
+}
+
+/// A block of stored words a device groups (by the value of their lowest `pivots` bits)
+/// and makes tables of: where its words start in the sieve's, its first entry in the
+/// sieve's tables, its patterns and the words a pattern.
+pub struct WordsBlock {
+    pub words_from: usize,
+    pub first_entry: usize,
+    pub patterns: usize,
+    pub per_pattern: usize,
+    pub pivots: usize,
 }
 
 /// What a device is sent of a sieve's stored blocks: its tables' entries, or its words.
@@ -147,48 +151,14 @@ impl<'a> Signing<'a> {
         }
     }
 
-    /// The sieve's record ([`SIGN_WORDS`]): its first pattern and signature in the batch,
-    /// the rest's masks (main, then anti, each low half first) and main diagonals, the
-    /// pivots' masks and main diagonals, where its gathered values' signatures start in
-    /// the batch's list, its signatures; where the device joins it, where its cells start
-    /// in the batch's list and how many (its cells keep off the diagonals its patterns
-    /// avoid: [`Joinable::cell_words`]) and how far a north placement's words move up
-    /// when unpacked; where its patterns were sent, where they start in the batch's; and a
-    /// word of padding.
-    pub fn record(
-        &self,
-        (first, signature_base, gathered_at): (u32, u32, u32),
-        (cells_at, sent_at): (u32, u32),
-    ) -> [u32; SIGN_WORDS] {
-        let (pivots, pivot_main, _) = self.signatures.gathering();
-        let halves = |m: u64| [m as u32, (m >> 32) as u32];
-        let [rm0, rm1] = halves(self.rest.mask.main);
-        let [ra0, ra1] = halves(self.rest.mask.anti);
-        let [pm0, pm1] = halves(pivots.main);
-        let [pa0, pa1] = halves(pivots.anti);
-        let joined = self.cells();
-        let shifts = joined.map_or((0, 0), |c| c.unpack_shifts());
+    /// What it gathers a pattern by: the seen diagonals past the pivots, then the pivots',
+    /// each a mask and how many main diagonals it holds (its anti-diagonals' bits follow
+    /// them).
+    pub fn gathers(&self) -> [(Pattern, u32); 2] {
+        let (pivots, pivot_mains, _) = self.signatures.gathering();
         [
-            first,
-            signature_base,
-            rm0,
-            rm1,
-            ra0,
-            ra1,
-            self.rest.main_count,
-            pm0,
-            pm1,
-            pa0,
-            pa1,
-            pivot_main,
-            gathered_at,
-            self.covered.len() as u32,
-            cells_at,
-            joined.map_or(0, |c| c.cell_records() as u32),
-            shifts.0,
-            shifts.1,
-            sent_at,
-            0,
+            (self.rest.mask, self.rest.main_count),
+            (pivots, pivot_mains),
         ]
     }
 
@@ -264,17 +234,9 @@ impl PairWork<'_> {
         }
     }
 
-    /// Where the device is sent words, each block as the device groups and transposes it,
-    /// the sieve's words, its tables' first entry and its first cursor at `bases` in the
-    /// batch: where the block's words start before and after grouping (in 32-bit words),
-    /// its first entry in the tables, its patterns, the words a pattern, lookups and pivots
-    /// (`per_pattern | lookups << 8 | pivots << 16`), where the sieve's words start (the
-    /// grouped ones' places count from there) and its first cursor, and two words of
-    /// padding; nothing where it is sent tables.
-    pub fn word_blocks(
-        &self,
-        (words_at, entries_at, cursors_at): (u32, u32, u32),
-    ) -> impl ExactSizeIterator<Item = [u32; BLOCK_WORDS]> + '_ {
+    /// Where the device is sent words, each block as it groups and transposes it (nothing
+    /// where it is sent tables).
+    pub fn word_blocks(&self) -> impl ExactSizeIterator<Item = WordsBlock> + '_ {
         let (per_pattern, pivots) = match self.stored {
             StoredSide::Tables(_) => (0, 0),
             StoredSide::Words {
@@ -285,17 +247,12 @@ impl PairWork<'_> {
         };
         let blocks = if per_pattern == 0 { 0 } else { self.blocks };
         let lookups = self.lookups as usize;
-        (0..blocks).map(move |b| {
-            [
-                words_at + (b * BLOCK * per_pattern) as u32,
-                entries_at + (b * lookups * TABLE_ENTRIES) as u32,
-                (self.stored_len - b * BLOCK).min(BLOCK) as u32,
-                (per_pattern | lookups << 8 | pivots << 16) as u32,
-                words_at,
-                cursors_at,
-                0,
-                0,
-            ]
+        (0..blocks).map(move |b| WordsBlock {
+            words_from: b * BLOCK * per_pattern,
+            first_entry: b * lookups * TABLE_ENTRIES,
+            patterns: (self.stored_len - b * BLOCK).min(BLOCK),
+            per_pattern,
+            pivots,
         })
     }
 
