@@ -1,8 +1,9 @@
 //! The pair count's shaders: each assembled from its sources with the constants the host
 //! shares with it filled in, and compiled into a pipeline.
 
-use super::wire;
+use super::wire::{PairParams, ReachAt, SignRecord, WordBlock};
 use crate::gpu::device::kernel::Kernel;
+use crate::gpu::device::wire::Record;
 use crate::gpu::pairs::batch::{HINT_EVERY, SUM_WORDS};
 use crate::quadrant::{CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SUBSET_BITS};
 
@@ -21,10 +22,10 @@ fn tally_buckets(workgroup: usize) -> usize {
 /// constants filled in.
 fn shader(source: &str, workgroup: usize) -> String {
     [
-        wire::PAIR_PARAMS_WGSL,
-        wire::REACH_AT_WGSL,
-        wire::WORD_BLOCK_WGSL,
-        wire::SIGN_RECORD_WGSL,
+        PairParams::WGSL,
+        ReachAt::WGSL,
+        WordBlock::WGSL,
+        SignRecord::WGSL,
         include_str!("pair_params.wgsl"),
         source,
     ]

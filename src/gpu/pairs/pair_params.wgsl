@@ -1,7 +1,7 @@
-// The parameters of a batch's dispatches (Params: PairParams in src/gpu/pairs/wire.rs), one
+// The parameters of a batch's dispatches (PairParams in src/gpu/pairs/wire.rs), one
 // buffer for all of its kernels: each is compiled after this.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> params: PairParams;
 
 // The signature join.wgsl writes for a candidate that is no pattern: order.wgsl passes
 // over it, and the place it would have taken is left empty (`origin` 0 there), which

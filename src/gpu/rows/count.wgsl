@@ -14,8 +14,8 @@
 //
 // The host fills in WG (invocations per workgroup), ROWS (the most rows an item leaves) and,
 // for the full-symmetry tie frames, whose solutions are classified on their whole board and
-// counted by orbit, the board and the sections of ties.wgsl; and the Params and Frame
-// structs (RowParams and Frame in wire.rs).
+// counted by orbit, the board and the sections of ties.wgsl; and the RowParams and
+// Frame structs (wire.rs).
 
 const WG: u32 = {WG}u;
 const ROWS: u32 = {ROWS}u;
@@ -26,7 +26,7 @@ const MASKS: u32 = ROWS - 1u;
 // the queen of each searched row, tie frames only (they look at the whole board)
 const BOARD: u32 = {BOARD};
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> params: RowParams;
 @group(0) @binding(1) var<storage, read> frames: array<Frame>;
 // cols, right-down diagonals, left-down diagonals, free squares of the item's first row
 @group(0) @binding(2) var<storage, read> items: array<vec4<u32>>;

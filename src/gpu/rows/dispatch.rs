@@ -3,10 +3,10 @@
 //! dispatches of items ([`super::items`]) whose counts come back per item.
 
 use super::items::{Item, ItemCount, Kind, MAX_ITEM_ROWS};
-use super::wire::{self, Frame, RowParams};
+use super::wire::{Frame, RowParams};
 use crate::error::Error;
 use crate::gpu::device::kernel::{whole, Kernel};
-use crate::gpu::device::wire::words;
+use crate::gpu::device::wire::{words, Record};
 use crate::gpu::device::{Device, MOST_WORKGROUPS, WORKGROUP};
 use crate::gpu::opened::{OnDevice, PerDevice};
 use crate::plan::Rows;
@@ -58,18 +58,14 @@ fn shader(kind: Kind, rows: usize) -> String {
     } else {
         "counts.x += select(0u, 1u, child_last && child_free != 0u);".into()
     };
-    [
-        wire::ROW_PARAMS_WGSL,
-        wire::FRAME_WGSL,
-        include_str!("count.wgsl"),
-    ]
-    .concat()
-    .replace("{WG}", &WORKGROUP.to_string())
-    .replace("{ROWS}", &rows.to_string())
-    .replace("{BOARD}", if ties { "ROWS - 1u" } else { "1u" })
-    .replace("{TIE_BINDINGS}", &section("BINDINGS"))
-    .replace("{TIE_FUNCTIONS}", &section("FUNCTIONS"))
-    .replace("{TIE_COUNT}", &count)
+    [RowParams::WGSL, Frame::WGSL, include_str!("count.wgsl")]
+        .concat()
+        .replace("{WG}", &WORKGROUP.to_string())
+        .replace("{ROWS}", &rows.to_string())
+        .replace("{BOARD}", if ties { "ROWS - 1u" } else { "1u" })
+        .replace("{TIE_BINDINGS}", &section("BINDINGS"))
+        .replace("{TIE_FUNCTIONS}", &section("FUNCTIONS"))
+        .replace("{TIE_COUNT}", &count)
 }
 
 /// The row search's two kernels on one device, plain and tie-frame, by [`Kind`].
