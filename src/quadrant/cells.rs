@@ -21,10 +21,6 @@ const SAMPLE: usize = 2048;
 /// as they are (a batch may hold both).
 pub const LEAST_JOINED: usize = if cfg!(test) { 400 } else { 4 * SAMPLE };
 
-/// Words of a cell as a device reads it ([`Joinable::cell_words`]).
-#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-pub const CELL_WORDS: usize = 4;
-
 /// The tables a device holds to join halves: both whole.
 #[derive(Clone, Copy)]
 pub struct Quarters<'a> {
@@ -97,12 +93,13 @@ pub fn pattern_words(p: Pattern) -> [u32; 4] {
 }
 
 /// One cell: the first of its candidates, and where its north and south placements that
-/// keep off the avoided diagonals lie among the half's ([`Joinable`]'s lists), and how many.
+/// keep off the avoided diagonals lie among the half's ([`Joinable::place_lists`]), and how
+/// many.
 #[derive(Clone, Copy, Debug)]
-struct JoinCell {
-    first: usize,
-    upper: (u32, u32),
-    lower: (u32, u32),
+pub struct JoinCell {
+    pub first: usize,
+    pub upper: (u32, u32),
+    pub lower: (u32, u32),
 }
 
 /// A half's patterns as its cells, to be joined where they are counted.
@@ -221,46 +218,17 @@ impl<'a> Joinable<'a> {
         (main as u32, anti as u32)
     }
 
-    /// The cells a device reads: their records ([`Joinable::cell_records`] of
-    /// [`CELL_WORDS`]: the first candidate, from `first` on; where its north and south
-    /// placements' places in the flat tables start, the lists lying from word `at` on of
-    /// the device's list; and how many south ones it has), then those lists (the north
-    /// placements' places, then the south ones'), as many words in all as
-    /// [`Joinable::cell_words_len`] says.
+    /// The cells (those with candidates), in order.
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub fn cell_words(&self, first: u32, at: u32) -> impl Iterator<Item = u32> + '_ {
-        let lists = at + (CELL_WORDS * self.cells.len()) as u32;
-        let lower_list = lists + self.upper_at.len() as u32;
-        let records = (self.cells.iter()).flat_map(move |c| {
-            [
-                first + c.first as u32,
-                lists + c.upper.0,
-                lower_list + c.lower.0,
-                c.lower.1,
-            ]
-        });
-        let padding = self.cell_words_len() - CELL_WORDS * self.cells.len() - self.lists_len();
-        (records.chain(self.upper_at.iter().copied()))
-            .chain(self.lower_at.iter().copied())
-            .chain(std::iter::repeat_n(0, padding))
+    pub fn cell_list(&self) -> &[JoinCell] {
+        &self.cells
     }
 
-    /// The cells' records, each [`CELL_WORDS`] words ([`Joinable::cell_words`]).
+    /// Where each cell's north placements lie in the north table laid out flat, cell after
+    /// cell, and the same of the south ones.
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub fn cell_records(&self) -> usize {
-        self.cells.len()
-    }
-
-    /// Words of [`Joinable::cell_words`]: a multiple of [`CELL_WORDS`], so that the next
-    /// sieve's records follow whole.
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub fn cell_words_len(&self) -> usize {
-        CELL_WORDS * self.cells.len() + self.lists_len().next_multiple_of(CELL_WORDS)
-    }
-
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    fn lists_len(&self) -> usize {
-        self.upper_at.len() + self.lower_at.len()
+    pub fn place_lists(&self) -> [&[u32]; 2] {
+        [&self.upper_at, &self.lower_at]
     }
 
     fn cell(&self, c: &JoinCell) -> Cell<'_> {
@@ -268,7 +236,7 @@ impl<'a> Joinable<'a> {
         (&self.upper[range(c.upper)], &self.lower[range(c.lower)])
     }
 
-    /// The cell candidate `k` lies in: its record's place among [`Joinable::cell_words`].
+    /// The cell candidate `k` lies in, in [`Joinable::cell_list`].
     pub fn cell_at(&self, k: usize) -> usize {
         self.cells.partition_point(|c| c.first <= k) - 1
     }
@@ -397,23 +365,14 @@ mod tests {
                 let all = Joinable::count(quarters, rows);
                 assert!(cells.len() <= all, "n = {n}, rows {rows:b}");
                 fewer += usize::from(cells.len() < all);
-                // the words as the device reads them, moved to start at word 8
-                let words: Vec<u32> = [0; 8].into_iter().chain(cells.cell_words(100, 8)).collect();
-                assert_eq!(words.len(), 8 + cells.cell_words_len(), "n = {n}");
-                assert_eq!(cells.cell_words_len() % CELL_WORDS, 0);
-                let records = cells.cell_records();
+                // each candidate's placements found as a device finds them, by its cell
                 let region = quarters.north.region();
+                let [north_at, south_at] = cells.place_lists();
                 for k in 0..cells.len() {
-                    let i = 100 + k as u32;
-                    let r = (0..records)
-                        .rev()
-                        .find(|&r| words[8 + CELL_WORDS * r] <= i)
-                        .unwrap();
-                    let c = 8 + CELL_WORDS * r;
-                    let local = i - words[c];
-                    let lower_len = words[c + 3];
-                    let up = words[(words[c + 1] + local / lower_len) as usize] as usize;
-                    let low = words[(words[c + 2] + local % lower_len) as usize] as usize;
+                    let c = cells.cell_list()[cells.cell_at(k)];
+                    let local = (k - c.first) as u32;
+                    let up = north_at[(c.upper.0 + local / c.lower.1) as usize] as usize;
+                    let low = south_at[(c.lower.0 + local % c.lower.1) as usize] as usize;
                     let (p, q) = (north_flat[up].unpack(region), south_flat[low]);
                     let read = p.disjoint(q).then(|| p.with(q));
                     assert_eq!(

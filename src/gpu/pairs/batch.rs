@@ -9,9 +9,9 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use super::wire::{halves, ReachAt, SignRecord, WordBlock};
+use super::wire::{halves, CellRecord, ReachAt, SignRecord, WordBlock};
 use crate::gpu::device::wire;
-use crate::quadrant::{PairWork, Signing, CELL_WORDS, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
+use crate::quadrant::{Joinable, PairWork, Signing, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
 use crate::stages::{self, time, Stage, Tally};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -131,12 +131,14 @@ pub struct PairBatch {
     pub signing: Vec<SignRecord>,
     pub gathered: Vec<u32>,
     pub covered: Vec<u32>,
-    /// Where the GPU joins the other side: each sieve's cells ([`CELL_WORDS`] each), their
-    /// candidates numbered in the batch, and how many candidates those sieves have.
-    pub cells: Vec<u32>,
+    /// Where the GPU joins the other side: each sieve's cells, their candidates numbered in
+    /// the batch, the places of their placements in the quarter tables, and how many
+    /// candidates those sieves have.
+    pub cells: Vec<CellRecord>,
+    pub cell_places: Vec<u32>,
     /// Where the GPU signs: for every [`HINT_EVERY`]th slot of the batch, the sieve it lies
-    /// in and, where that sieve is joined, the cell (its record's place in `cells`), where
-    /// `join.wgsl`'s searches start. Sent after `cells`.
+    /// in and, where that sieve is joined, the cell, where `join.wgsl`'s searches start.
+    /// Sent after `cell_places`.
     pub hints: Vec<u32>,
     pub joined_slots: usize,
     /// Patterns of the other side, those the GPU joins as reckoned from their samples:
@@ -221,14 +223,15 @@ pub struct WordParts {
     pub gathered: Range<u64>,
     pub covered: Range<u64>,
     pub cells: Range<u64>,
+    pub cell_places: Range<u64>,
 }
 
 impl WordParts {
     /// The parts of lists of these lengths (in words): patterns, reach, reach_at, blocks,
-    /// signing, gathered, covered, cells.
-    fn of(lengths: [usize; 8]) -> WordParts {
+    /// signing, gathered, covered, cells, cell_places.
+    fn of(lengths: [usize; 9]) -> WordParts {
         let mut end = 0;
-        let [patterns, reach, reach_at, blocks, signing, gathered, covered, cells] =
+        let [patterns, reach, reach_at, blocks, signing, gathered, covered, cells, cell_places] =
             lengths.map(|words| {
                 let start = u64::next_multiple_of(end, PART_ALIGN);
                 end = start + 4 * words.max(1) as u64;
@@ -243,12 +246,13 @@ impl WordParts {
             gathered,
             covered,
             cells,
+            cell_places,
         }
     }
 
     /// Bytes of the buffer that holds them.
     pub fn len(&self) -> u64 {
-        self.cells.end
+        self.cell_places.end
     }
 }
 
@@ -308,7 +312,7 @@ impl PairBatch {
         let cells = work.signing.as_ref().and_then(|s| s.cells());
         if let Some(signing) = &work.signing {
             let base = self.signature_base() - work.heads.len() as u32;
-            let cells_at = (self.cells.len() / CELL_WORDS) as u32;
+            let cells_at = self.cells.len() as u32;
             let sent_at = (self.pattern_data / RAW_WORDS) as u32;
             let at = [
                 first as u32,
@@ -327,8 +331,7 @@ impl PairBatch {
                 [sieve as u32, cell]
             }));
             if let Some(cells) = cells {
-                let at = self.cells.len() as u32;
-                self.cells.extend(cells.cell_words(first as u32, at));
+                self.add_cells(cells, first as u32);
                 self.joined_slots += work.len();
             }
         }
@@ -374,6 +377,22 @@ impl PairBatch {
             first,
             cost,
         });
+    }
+
+    /// Adds the cells of a half the GPU joins, its first candidate at `first` in the batch.
+    fn add_cells(&mut self, cells: &Joinable, first: u32) {
+        let [north, south] = cells.place_lists();
+        let north_at = self.cell_places.len() as u32;
+        let south_at = north_at + north.len() as u32;
+        self.cells
+            .extend(cells.cell_list().iter().map(|c| CellRecord {
+                first: first + c.first as u32,
+                north_at: north_at + c.upper.0,
+                south_at: south_at + c.lower.0,
+                south_len: c.lower.1,
+            }));
+        self.cell_places.extend_from_slice(north);
+        self.cell_places.extend_from_slice(south);
     }
 
     /// Where each of `workgroups` workgroups of the pair kernel starts among the batch's
@@ -471,7 +490,7 @@ impl PairBatch {
             wire::words(&self.signing),
             &self.gathered,
             &self.covered,
-            &self.cells,
+            wire::words(&self.cells),
         ];
         let [reach, reach_at, blocks, signing, gathered, covered, cells] = lists.map(<[u32]>::len);
         WordParts::of([
@@ -482,7 +501,8 @@ impl PairBatch {
             signing,
             gathered,
             covered,
-            cells + self.hints.len(),
+            cells,
+            self.cell_places.len() + self.hints.len(),
         ])
     }
 
@@ -498,8 +518,10 @@ impl PairBatch {
             wire::words_of::<SignRecord>() * (self.signing.len() + usize::from(signing.is_some())),
             self.gathered.len() + signing.map_or(0, |s| s.gathered().len()),
             self.covered.len() + signing.map_or(0, |s| s.covered.len()),
-            self.cells.len()
-                + cells.map_or(0, |c| c.cell_words_len())
+            wire::words_of::<CellRecord>()
+                * (self.cells.len() + cells.map_or(0, |c| c.cell_list().len())),
+            self.cell_places.len()
+                + cells.map_or(0, |c| c.place_lists().map(<[u32]>::len).iter().sum())
                 + self.hints.len()
                 + signing.map_or(0, |_| 2 * (work.len() / HINT_EVERY + 1)),
         ]);
@@ -539,6 +561,7 @@ impl PairBatch {
         self.gathered.clear();
         self.covered.clear();
         self.cells.clear();
+        self.cell_places.clear();
         self.hints.clear();
         self.joined_slots = 0;
         self.reckoned = 0;
@@ -568,7 +591,7 @@ fn sign_record(signing: &Signing, at: [u32; 5]) -> SignRecord {
         rest_mains,
         pivot_mains,
         cells_at,
-        cells: cells.map_or(0, |c| c.cell_records() as u32),
+        cells: cells.map_or(0, |c| c.cell_list().len() as u32),
         north_main_shift,
         north_anti_shift,
         sent_at,
@@ -582,7 +605,7 @@ mod tests {
 
     #[test]
     fn word_lists_lie_apart_each_aligned_and_never_empty() {
-        let parts = WordParts::of([5, 0, 3, 0, 0, 2, 0, 0]);
+        let parts = WordParts::of([5, 0, 3, 0, 0, 2, 0, 0, 1]);
         assert_eq!(parts.patterns, 0..20);
         assert_eq!(parts.reach, 256..260);
         assert_eq!(parts.reach_at, 512..524);
@@ -591,13 +614,15 @@ mod tests {
         assert_eq!(parts.gathered, 1280..1288);
         assert_eq!(parts.covered, 1536..1540);
         assert_eq!(parts.cells, 1792..1796);
-        assert_eq!(parts.len(), 1796);
-        let parts = WordParts::of([64, 64, 64, 8, 16, 16, 16, 4]);
+        assert_eq!(parts.cell_places, 2048..2052);
+        assert_eq!(parts.len(), 2052);
+        let parts = WordParts::of([64, 64, 64, 8, 16, 16, 16, 4, 3]);
         assert_eq!((parts.reach.start, parts.reach_at.start), (256, 512));
         assert_eq!(parts.blocks, 768..800);
         assert_eq!(parts.signing, 1024..1088);
         assert_eq!(parts.covered, 1536..1600);
         assert_eq!(parts.cells, 1792..1808);
+        assert_eq!(parts.cell_places, 2048..2060);
     }
 
     /// A batch of sieves of these patterns and costs (`None`: unknown to the host).

@@ -8,16 +8,15 @@
 // patterns take the first places of its candidates', and the order and the pairs pass
 // over the rest.
 
-// each sieve's cells (CELL_WORDS words each): a cell's first candidate in the batch,
-// where the places of its north and south placements in the tables are listed (in this
-// same list, past the sieve's cells), and how many south ones it has
-@group(0) @binding(1) var<storage, read> cells: array<u32>;
+@group(0) @binding(1) var<storage, read> cells: array<CellRecord>;
+// each sieve's cells' north placements' places in the north table, then their south ones';
+// past every sieve's, the hints (two words each: the sieve and the cell at a slot)
+@group(0) @binding(8) var<storage, read> cell_places: array<u32>;
 // the north quarter's placements, two packed words each (main, anti), and the south
 // quarter's, four (main low, high, anti low, high)
 @group(0) @binding(6) var<storage, read> north: array<u32>;
 @group(0) @binding(7) var<storage, read> south: array<u32>;
 
-const CELL_WORDS: u32 = {CELL_WORDS}u;
 const HINT_EVERY: u32 = {HINT_EVERY}u;
 
 // The cell of candidate `i` among the `count` cells from `first` on: the last whose first
@@ -25,7 +24,7 @@ const HINT_EVERY: u32 = {HINT_EVERY}u;
 fn cell_of(i: u32, first: u32, count: u32) -> u32 {
     var range = vec2(first, first + count);
     while range.y - range.x > 1u {
-        range = narrowed(range, cells[CELL_WORDS * middle_of(range)] <= i);
+        range = narrowed(range, cells[middle_of(range)].first <= i);
     }
     return range.x;
 }
@@ -39,7 +38,7 @@ fn main(
         // from the hint of the slot HINT_EVERY (or fewer) before: the sieve there, or one
         // starting after it
         let hint = params.hints_at + 2u * (i / HINT_EVERY);
-        let hinted = cells[hint];
+        let hinted = cell_places[hint];
         var sieve = hinted;
         if sieve + 1u < params.sieves && signing[sieve + 1u].first <= i {
             sieve = sieve_within(i, sieve + 1u, params.sieves);
@@ -52,18 +51,17 @@ fn main(
         // the cell: the hint's (or where a sieve starts past it, its first), else one of
         // the next few, as a cell holds a candidate at least
         let here = sieve == hinted;
-        let start = select(r.cells_at, cells[hint + 1u], here);
+        let start = select(r.cells_at, cell_places[hint + 1u], here);
         let base = select(r.first, i - i % HINT_EVERY, here);
         let end = min(r.cells_at + r.cells, start + 1u + i - base);
         var cell = start;
-        if cell + 1u < end && cells[CELL_WORDS * (cell + 1u)] <= i {
+        if cell + 1u < end && cells[cell + 1u].first <= i {
             cell = cell_of(i, cell + 1u, end - cell - 1u);
         }
-        let c = CELL_WORDS * cell;
-        let local = i - cells[c];
-        let lower_len = cells[c + 3u];
-        let up = 2u * cells[cells[c + 1u] + local / lower_len];
-        let low = 4u * cells[cells[c + 2u] + local % lower_len];
+        let c = cells[cell];
+        let local = i - c.first;
+        let up = 2u * cell_places[c.north_at + local / c.south_len];
+        let low = 4u * cell_places[c.south_at + local % c.south_len];
         let up_main = u64(north[up]) << r.north_main_shift;
         let up_anti = u64(north[up + 1u]) << r.north_anti_shift;
         let low_main = u64(south[low]) | (u64(south[low + 1u]) << 32u);

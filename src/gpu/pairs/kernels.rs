@@ -1,11 +1,11 @@
 //! The pair count's shaders: each assembled from its sources with the constants the host
 //! shares with it filled in, and compiled into a pipeline.
 
-use super::wire::{PairParams, ReachAt, SignRecord, WordBlock};
+use super::wire::{CellRecord, PairParams, ReachAt, SignRecord, WordBlock};
 use crate::gpu::device::kernel::Kernel;
 use crate::gpu::device::wire::Record;
 use crate::gpu::pairs::batch::{HINT_EVERY, SUM_WORDS};
-use crate::quadrant::{CELL_WORDS, DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SUBSET_BITS};
+use crate::quadrant::{DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SUBSET_BITS};
 
 /// Buckets a workgroup of `workgroup` lanes gathers its adds to one word in (`tally.wgsl`):
 /// one a lane; in the crate's tests 4, so that signatures of one workgroup often share one
@@ -26,6 +26,7 @@ fn shader(source: &str, workgroup: usize) -> String {
         ReachAt::WGSL,
         WordBlock::WGSL,
         SignRecord::WGSL,
+        CellRecord::WGSL,
         include_str!("pair_params.wgsl"),
         source,
     ]
@@ -37,7 +38,6 @@ fn shader(source: &str, workgroup: usize) -> String {
     .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
     .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
     .replace("{HINT_EVERY}", &HINT_EVERY.to_string())
-    .replace("{CELL_WORDS}", &CELL_WORDS.to_string())
     .replace("{TALLY_BUCKETS}", &tally_buckets(workgroup).to_string())
 }
 

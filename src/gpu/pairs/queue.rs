@@ -431,6 +431,7 @@ impl Slot {
         let joining = joined.map(|held| {
             let cells = [
                 ("cells", self.words_at(&parts.cells)),
+                ("cell_places", self.words_at(&parts.cell_places)),
                 ("north", whole(&held.north)),
                 ("south", whole(&held.south)),
             ];
@@ -476,7 +477,7 @@ impl Slot {
             ordered_here: u32::from(self.making.is_some()),
             sieves: batch.sieves.len() as u32,
             spot_every: batch.spot_every() as u32,
-            hints_at: batch.cells.len() as u32,
+            hints_at: batch.cell_places.len() as u32,
         };
         (gpu.on.queue).write_buffer(&self.params, 0, &le_bytes(wire::words(&[params])));
         let per_run = patterns.div_ceil(WORKGROUP * LANE_RUN);
@@ -818,16 +819,17 @@ fn write_words(slot: &Slot, batch: &PairBatch, parts: &WordParts) -> Result<(), 
         let range = slot.words.host.slice(lists.clone());
         let mut view = range.get_mapped_range_mut().map_err(|e| e.to_string())?;
         let at = |part: &std::ops::Range<u64>| (part.start - lists.start) as usize;
-        // the hints right after the cells, in the cells' part
-        let hints = at(&parts.cells) + 4 * batch.cells.len();
-        let lists: [(usize, &[u32]); 8] = [
+        // the hints right after the cells' places, in their part
+        let hints = at(&parts.cell_places) + 4 * batch.cell_places.len();
+        let lists: [(usize, &[u32]); 9] = [
             (at(&parts.reach), &batch.reach),
             (at(&parts.reach_at), wire::words(&batch.reach_at)),
             (at(&parts.blocks), wire::words(&batch.blocks)),
             (at(&parts.signing), wire::words(&batch.signing)),
             (at(&parts.gathered), &batch.gathered),
             (at(&parts.covered), &batch.covered),
-            (at(&parts.cells), &batch.cells),
+            (at(&parts.cells), wire::words(&batch.cells)),
+            (at(&parts.cell_places), &batch.cell_places),
             (hints, &batch.hints),
         ];
         for (start, list) in lists {

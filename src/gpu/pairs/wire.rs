@@ -62,6 +62,18 @@ record! {
 }
 
 record! {
+    /// A cell of a half the GPU joins (`join.wgsl`): its first candidate in the batch, where
+    /// its north and south placements' places start in the batch's place lists, and how
+    /// many south ones it has.
+    pub(crate) struct CellRecord {
+        first: u32,
+        north_at: u32,
+        south_at: u32,
+        south_len: u32,
+    }
+}
+
+record! {
     /// The parameters of a pair batch's dispatches (`gpu/pairs/queue.rs`), one buffer for
     /// all of its kernels.
     pub(crate) struct PairParams {
@@ -83,7 +95,7 @@ record! {
         sieves: u32,
         /// Patterns between two of the pair kernel's spot checks past each sieve's first.
         spot_every: u32,
-        /// Where the join's hints start among the cells' words (`join.wgsl`).
+        /// Where the join's hints start in the cells' place lists (`join.wgsl`).
         hints_at: u32,
     }
 }
@@ -104,6 +116,7 @@ mod tests {
             layouts::<ReachAt>(),
             layouts::<WordBlock>(),
             layouts::<SignRecord>(),
+            layouts::<CellRecord>(),
             layouts::<PairParams>(),
         ];
         for [wgsl, rust] in records {
