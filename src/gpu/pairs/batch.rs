@@ -9,7 +9,7 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use super::wire::{halves, CellRecord, ReachAt, SignRecord, WordBlock};
+use super::wire::{halves, CellRecord, ReachAt, SieveSums, SignRecord, WordBlock};
 use crate::gpu::device::wire;
 use crate::quadrant::{Joinable, PairWork, Signing, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
 use crate::stages::{self, time, Stage, Tally};
@@ -53,11 +53,6 @@ fn multiples_of(every: usize, slots: Range<usize>) -> impl Iterator<Item = usize
 /// them a candidate's sieve and cell lie a step or two on from the hint's, not two binary
 /// searches away.
 pub const HINT_EVERY: usize = 64;
-
-/// Words of a sieve's sums ([`Sums`]): its clashes' low and high words, its first
-/// pattern's clashes, and where the GPU signed its other side, the pairs visited (low and
-/// high words) and its patterns (those it joined, where it joined them).
-pub const SUM_WORDS: usize = 6;
 
 /// A pattern whose clashes the GPU writes out besides its sieve's sum: a spot check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,9 +152,9 @@ pub struct PairBatch {
     spot_every: usize,
 }
 
-/// What the GPU counted of a batch ([`PairBatch::sum_words`] words, as `pairs.wgsl` writes
-/// them): each sieve's clashes summed and its first pattern's, then the clashes of the
-/// patterns at multiples of the batch's [`PairBatch::spot_every`].
+/// What the GPU counted of a batch ([`PairBatch::sum_words`] words): each sieve's
+/// [`SieveSums`], then the clashes of the patterns at multiples of the batch's
+/// [`PairBatch::spot_every`].
 #[derive(Debug)]
 pub struct Sums<'a> {
     words: Cow<'a, [u32]>,
@@ -175,29 +170,34 @@ impl<'a> Sums<'a> {
         }
     }
 
+    fn of(&self, sieve: usize) -> &SieveSums {
+        let sieves = &self.words[..wire::words_of::<SieveSums>() * self.sieves];
+        &bytemuck::cast_slice::<u32, SieveSums>(sieves)[sieve]
+    }
+
     /// The clashes of the batch's sieve `sieve`'s patterns, added up.
     pub fn sum(&self, sieve: usize) -> u64 {
-        u64::from(self.words[SUM_WORDS * sieve])
-            | u64::from(self.words[SUM_WORDS * sieve + 1]) << 32
+        let sums = self.of(sieve);
+        u64::from(sums.clashes_low) | u64::from(sums.clashes_high) << 32
     }
 
     /// The pairs the batch's sieve `sieve`'s reaches visit, where the GPU signed its other
     /// side.
     pub fn visited(&self, sieve: usize) -> u64 {
-        u64::from(self.words[SUM_WORDS * sieve + 3])
-            | u64::from(self.words[SUM_WORDS * sieve + 4]) << 32
+        let sums = self.of(sieve);
+        u64::from(sums.visited_low) | u64::from(sums.visited_high) << 32
     }
 
     /// The patterns of the batch's sieve `sieve`'s other side, where the GPU signed it.
     pub fn patterns(&self, sieve: usize) -> u64 {
-        u64::from(self.words[SUM_WORDS * sieve + 5])
+        u64::from(self.of(sieve).patterns)
     }
 
     /// The clashes of the pattern `spot`.
     pub fn spot(&self, spot: Spot) -> u32 {
         match spot {
-            Spot::First(sieve) => self.words[SUM_WORDS * sieve + 2],
-            Spot::Every(k) => self.words[SUM_WORDS * self.sieves + k],
+            Spot::First(sieve) => self.of(sieve).first_clashes,
+            Spot::Every(k) => self.words[wire::words_of::<SieveSums>() * self.sieves + k],
         }
     }
 
@@ -206,7 +206,8 @@ impl<'a> Sums<'a> {
     #[cfg(test)]
     pub fn tell_wrong(&mut self) {
         if self.sieves > 0 {
-            self.words.to_mut()[2] += 1;
+            let first = std::mem::offset_of!(SieveSums, first_clashes) / 4;
+            self.words.to_mut()[first] += 1;
         }
     }
 }
@@ -530,7 +531,7 @@ impl PairBatch {
 
     /// Words the GPU writes of what it counted ([`Sums`]).
     pub fn sum_words(&self) -> usize {
-        SUM_WORDS * self.sieves.len() + self.len().div_ceil(self.spot_every())
+        wire::words_of::<SieveSums>() * self.sieves.len() + self.len().div_ceil(self.spot_every())
     }
 
     /// The largest buffer the batch would bind with `work` added, in bytes.

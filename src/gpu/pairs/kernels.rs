@@ -1,10 +1,10 @@
 //! The pair count's shaders: each assembled from its sources with the constants the host
 //! shares with it filled in, and compiled into a pipeline.
 
-use super::wire::{CellRecord, PairParams, ReachAt, SignRecord, WordBlock};
+use super::wire::{CellRecord, PairParams, ReachAt, SieveSums, SignRecord, WordBlock};
 use crate::gpu::device::kernel::Kernel;
-use crate::gpu::device::wire::Record;
-use crate::gpu::pairs::batch::{HINT_EVERY, SUM_WORDS};
+use crate::gpu::device::wire::{words_of, Record};
+use crate::gpu::pairs::batch::HINT_EVERY;
 use crate::quadrant::{DENSE_WORDS, NARROW_WORDS, RAW_WORDS, SUBSET_BITS};
 
 /// Buckets a workgroup of `workgroup` lanes gathers its adds to one word in (`tally.wgsl`):
@@ -27,6 +27,7 @@ fn shader(source: &str, workgroup: usize) -> String {
         WordBlock::WGSL,
         SignRecord::WGSL,
         CellRecord::WGSL,
+        SieveSums::WGSL,
         include_str!("pair_params.wgsl"),
         source,
     ]
@@ -35,7 +36,11 @@ fn shader(source: &str, workgroup: usize) -> String {
     .replace("{DENSE_WORDS}", &DENSE_WORDS.to_string())
     .replace("{NARROW_WORDS}", &NARROW_WORDS.to_string())
     .replace("{SUBSET_BITS}", &SUBSET_BITS.to_string())
-    .replace("{SUM_WORDS}", &SUM_WORDS.to_string())
+    .replace("{SUM_WORDS}", &words_of::<SieveSums>().to_string())
+    .replace(
+        "{SUM_FIRST}",
+        &(std::mem::offset_of!(SieveSums, first_clashes) / 4).to_string(),
+    )
     .replace("{RAW_WORDS}", &RAW_WORDS.to_string())
     .replace("{HINT_EVERY}", &HINT_EVERY.to_string())
     .replace("{TALLY_BUCKETS}", &tally_buckets(workgroup).to_string())

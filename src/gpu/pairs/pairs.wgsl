@@ -23,9 +23,9 @@
 // its dense word in DENSE_WORDS words, or its bits past the pivots in two (NARROW_WORDS in
 // all: its pivots' bits are its signature's head)
 @group(0) @binding(4) var<storage, read> patterns: array<u32>;
-// sieve k's clashes summed (low word, then high word) and its first pattern's at
-// sums[S k..S k + 3] (S: SUM_WORDS); past the batch's sieves', the clashes of the patterns
-// at multiples of `params.spot_every` (zeroed before the pass)
+// each sieve's SieveSums, SUM_WORDS words (its clashes' low word first, its first
+// pattern's at SUM_FIRST); past the batch's sieves', the clashes of the patterns at
+// multiples of `params.spot_every` (zeroed before the pass)
 @group(0) @binding(5) var<storage, read_write> sums: array<atomic<u32>>;
 // one past where each pattern came, where the GPU put them in signature order (order.wgsl;
 // 0: a place no pattern took)
@@ -35,6 +35,7 @@
 
 const WG: u32 = {WG}u;
 const SUM_WORDS: u32 = {SUM_WORDS}u;
+const SUM_FIRST: u32 = {SUM_FIRST}u;
 const DENSE_WORDS: u32 = {DENSE_WORDS}u;
 const NARROW_WORDS: u32 = {NARROW_WORDS}u;
 // (a wide word is read as two 64-bit halves below)
@@ -84,7 +85,7 @@ fn main(
         }
         run += u64(count);
         if came == reach_at[signature].first {
-            atomicStore(&sums[SUM_WORDS * sieve + 2u], count);
+            atomicStore(&sums[SUM_WORDS * sieve + SUM_FIRST], count);
         }
         if came % params.spot_every == 0u {
             atomicStore(&sums[SUM_WORDS * params.sieves + came / params.spot_every], count);

@@ -14,12 +14,10 @@
 @group(0) @binding(3) var<storage, read> covered: array<u32>;
 // each signature's first place (order.wgsl's cursors)
 @group(0) @binding(4) var<storage, read_write> cursors: array<u32>;
-// sieve k's pairs visited at sums[S k + 3..S k + 5] (S: SUM_WORDS), its patterns at
-// sums[S k + 5]
-@group(0) @binding(5) var<storage, read_write> sums: array<u32>;
+// each sieve's SieveSums (the pair kernel's spot checks past them)
+@group(0) @binding(5) var<storage, read_write> sums: array<SieveSums>;
 
 const WG: u32 = {WG}u;
-const SUM_WORDS: u32 = {SUM_WORDS}u;
 
 @compute @workgroup_size(WG)
 fn main(
@@ -36,8 +34,8 @@ fn main(
             at += counts[s];
             visited += u64(counts[s]) * u64(covered[s]);
         }
-        sums[SUM_WORDS * k + 3u] = u32(visited);
-        sums[SUM_WORDS * k + 4u] = u32(visited >> 32u);
-        sums[SUM_WORDS * k + 5u] = at - r.first;
+        sums[k].visited_low = u32(visited);
+        sums[k].visited_high = u32(visited >> 32u);
+        sums[k].patterns = at - r.first;
     }
 }

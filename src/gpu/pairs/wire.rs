@@ -74,6 +74,22 @@ record! {
 }
 
 record! {
+    /// What the GPU counted of a sieve of a batch: its patterns' clashes added up
+    /// (`pairs.wgsl`: atomic adds to its low and high words) and its first pattern's; where
+    /// it signed the other side (`places.wgsl`), the pairs visited and its patterns (those
+    /// it joined, where it joined them). The clashes of the batch's spot-checked patterns
+    /// follow the sieves' sums in the same buffer.
+    pub(crate) struct SieveSums {
+        clashes_low: u32,
+        clashes_high: u32,
+        first_clashes: u32,
+        visited_low: u32,
+        visited_high: u32,
+        patterns: u32,
+    }
+}
+
+record! {
     /// The parameters of a pair batch's dispatches (`gpu/pairs/queue.rs`), one buffer for
     /// all of its kernels.
     pub(crate) struct PairParams {
@@ -117,6 +133,7 @@ mod tests {
             layouts::<WordBlock>(),
             layouts::<SignRecord>(),
             layouts::<CellRecord>(),
+            layouts::<SieveSums>(),
             layouts::<PairParams>(),
         ];
         for [wgsl, rust] in records {
