@@ -13,6 +13,7 @@ use super::wire::{halves, CellRecord, ReachAt, SieveSums, SignRecord, WordBlock}
 use crate::gpu::device::wire;
 use crate::quadrant::{Joinable, PairWork, Signing, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
 use crate::stages::{self, time, Stage, Tally};
+use bytemuck::Zeroable;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -277,22 +278,7 @@ impl PairBatch {
     /// [`PairBatch::upload_bytes`] as it was, its patterns at `pattern_data`
     /// ([`PairQueue::write`](super::queue::PairQueue::write), before).
     pub fn push(&mut self, work: &PairWork, ticket: u64) {
-        let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
-        let (sieve_words_at, cursors_at) = ((self.upload_bytes / 4) as u32, self.cursors.len());
-        self.blocks
-            .extend(work.word_blocks().map(|block| WordBlock {
-                words_at: sieve_words_at + block.words_from as u32,
-                first_entry: entry_base + block.first_entry as u32,
-                patterns: block.patterns as u32,
-                per_pattern: block.per_pattern as u32,
-                lookups: work.lookups,
-                pivots: block.pivots as u32,
-                sieve_words_at,
-                cursors_at: cursors_at as u32,
-            }));
-        self.cursors.extend_from_slice(work.cursors());
-        self.table_bytes += work.table_bytes();
-        self.upload_bytes += work.upload_bytes();
+        let entry_base = self.add_stored(work);
         let reach_base = self.reach.len() as u32;
         self.reach
             .extend(work.reach.iter().map(|&block| block + entry_base));
@@ -315,14 +301,14 @@ impl PairBatch {
             let base = self.signature_base() - work.heads.len() as u32;
             let cells_at = self.cells.len() as u32;
             let sent_at = (self.pattern_data / RAW_WORDS) as u32;
-            let at = [
-                first as u32,
-                base,
-                self.gathered.len() as u32,
+            self.signing.push(SignRecord {
+                first: first as u32,
+                signature_base: base,
+                gathered_at: self.gathered.len() as u32,
                 cells_at,
                 sent_at,
-            ];
-            self.signing.push(sign_record(signing, at));
+                ..sign_record(signing)
+            });
             (self.gathered).extend(signing.gathered().map(|s| base + s));
             self.covered.extend_from_slice(&signing.covered);
             let hinted = multiples_of(HINT_EVERY, first..first + work.len());
@@ -378,6 +364,28 @@ impl PairBatch {
             first,
             cost,
         });
+    }
+
+    /// Adds what `work` sends of its stored blocks (tables or words), and where the GPU
+    /// groups the words, their blocks and cursors; returns its tables' first entry.
+    fn add_stored(&mut self, work: &PairWork) -> u32 {
+        let entry_base = (self.table_bytes / ENTRY_BYTES) as u32;
+        let (sieve_words_at, cursors_at) = ((self.upload_bytes / 4) as u32, self.cursors.len());
+        self.blocks
+            .extend(work.word_blocks().map(|block| WordBlock {
+                words_at: sieve_words_at + block.words_from as u32,
+                first_entry: entry_base + block.first_entry as u32,
+                patterns: block.patterns as u32,
+                per_pattern: block.per_pattern as u32,
+                lookups: work.lookups,
+                pivots: block.pivots as u32,
+                sieve_words_at,
+                cursors_at: cursors_at as u32,
+            }));
+        self.cursors.extend_from_slice(work.cursors());
+        self.table_bytes += work.table_bytes();
+        self.upload_bytes += work.upload_bytes();
+        entry_base
     }
 
     /// Adds the cells of a half the GPU joins, its first candidate at `first` in the batch.
@@ -573,17 +581,13 @@ impl PairBatch {
     }
 }
 
-/// `signing`'s record in a batch: its first pattern, signature, gathered values' signatures,
-/// cells and patterns sent at `[first, signature_base, gathered_at, cells_at, sent_at]`.
-fn sign_record(signing: &Signing, at: [u32; 5]) -> SignRecord {
-    let [first, signature_base, gathered_at, cells_at, sent_at] = at;
+/// `signing`'s record, where it lies in the batch left 0: what the GPU gathers its
+/// patterns by, its signatures and its cells.
+fn sign_record(signing: &Signing) -> SignRecord {
     let [(rest, rest_mains), (pivots, pivot_mains)] = signing.gathers();
     let cells = signing.cells();
     let (north_main_shift, north_anti_shift) = cells.map_or((0, 0), |c| c.unpack_shifts());
     SignRecord {
-        first,
-        signature_base,
-        gathered_at,
         signatures: signing.covered.len() as u32,
         rest_main: halves(rest.main),
         rest_anti: halves(rest.anti),
@@ -591,12 +595,10 @@ fn sign_record(signing: &Signing, at: [u32; 5]) -> SignRecord {
         pivots_anti: halves(pivots.anti),
         rest_mains,
         pivot_mains,
-        cells_at,
         cells: cells.map_or(0, |c| c.cell_list().len() as u32),
         north_main_shift,
         north_anti_shift,
-        sent_at,
-        padding: 0,
+        ..SignRecord::zeroed()
     }
 }
 
