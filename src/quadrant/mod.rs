@@ -44,7 +44,7 @@ use quarter::Quarter;
 pub(crate) use sieve::PairDevice;
 // what the GPU's pair count takes
 #[cfg(feature = "gpu")]
-pub(crate) use cells::{Joinable, Quarters};
+pub(crate) use cells::{pattern_words, Joinable, Quarters};
 #[cfg(feature = "gpu")]
 pub(crate) use sieve::{Made, PairWork, Upload, DENSE_WORDS, ENTRY_BYTES};
 #[cfg(feature = "gpu")]

@@ -9,9 +9,10 @@
 //! is 0 past its own sieve's, and an empty subset reads nothing), the same count in every
 //! lane.
 
-use super::wire::{halves, CellRecord, ReachAt, SieveSums, SignRecord, WordBlock};
+use super::wire::{CellRecord, ReachAt, SieveSums, SignRecord, WordBlock};
 use crate::gpu::device::wire;
-use crate::quadrant::{Joinable, PairWork, Signing, ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
+use crate::quadrant::{pattern_words, Joinable, PairWork, Signing};
+use crate::quadrant::{ENTRY_BYTES, NARROW_WORDS, RAW_WORDS};
 use crate::stages::{self, time, Stage, Tally};
 use bytemuck::Zeroable;
 use std::borrow::Cow;
@@ -585,14 +586,20 @@ impl PairBatch {
 /// patterns by, its signatures and its cells.
 fn sign_record(signing: &Signing) -> SignRecord {
     let [(rest, rest_mains), (pivots, pivot_mains)] = signing.gathers();
+    // a mask's main diagonals and its anti-diagonals, each low word first
+    let halves = |mask| {
+        let [m0, m1, a0, a1] = pattern_words(mask);
+        [[m0, m1], [a0, a1]]
+    };
+    let ([rest_main, rest_anti], [pivots_main, pivots_anti]) = (halves(rest), halves(pivots));
     let cells = signing.cells();
     let (north_main_shift, north_anti_shift) = cells.map_or((0, 0), |c| c.unpack_shifts());
     SignRecord {
         signatures: signing.covered.len() as u32,
-        rest_main: halves(rest.main),
-        rest_anti: halves(rest.anti),
-        pivots_main: halves(pivots.main),
-        pivots_anti: halves(pivots.anti),
+        rest_main,
+        rest_anti,
+        pivots_main,
+        pivots_anti,
         rest_mains,
         pivot_mains,
         cells: cells.map_or(0, |c| c.cell_list().len() as u32),

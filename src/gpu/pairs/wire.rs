@@ -116,11 +116,6 @@ record! {
     }
 }
 
-/// A mask of 64 diagonals as a record holds it: its low word first.
-pub(crate) fn halves(mask: u64) -> [u32; 2] {
-    [mask as u32, (mask >> 32) as u32]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
