@@ -143,6 +143,13 @@ fn figures(h: f64) -> String {
 mod tests {
     use super::{duration, figures};
 
+    /// Asserts that `say` writes each value of `cases` as its case says.
+    fn says(say: fn(f64) -> String, cases: &[(f64, &str)]) {
+        for &(value, said) in cases {
+            assert_eq!(say(value), said, "{value}");
+        }
+    }
+
     #[test]
     fn figures_keep_three_digits() {
         let cases = [
@@ -153,9 +160,7 @@ mod tests {
             (0.000_412_3, "0.000412"),
             (0.0, "0"),
         ];
-        for (value, said) in cases {
-            assert_eq!(figures(value), said);
-        }
+        says(figures, &cases);
     }
 
     #[test]
@@ -166,8 +171,6 @@ mod tests {
             (36_000.0, "10.0 hours"),
             (864_000.0, "10.0 days"),
         ];
-        for (seconds, said) in cases {
-            assert_eq!(duration(seconds), said);
-        }
+        says(duration, &cases);
     }
 }
